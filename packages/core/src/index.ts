@@ -1,0 +1,21 @@
+/**
+ * @churn-risk/core: verify, parse and dispatch churn-risk webhook alerts, and call the churn-risk
+ * API. See the package README for a working example of each part.
+ */
+export * from './signature/index.js';
+export { WebhookVerificationError, isWebhookVerificationError } from './errors/webhook-verification-error.js';
+export { WEBHOOK_ERROR_STATUS, type WebhookErrorCode } from './errors/webhook-error-status.js';
+export {
+  churnRiskAlertSchema,
+  riskTierSchema,
+  eventSchemas,
+  alertIdentity,
+  type ChurnRiskAlert,
+  type WebhookEventMap,
+  type WebhookEventName,
+} from './payload/alert-schema.js';
+export { parseEvent, type ParsedEvent } from './payload/parse-event.js';
+export * as wire from './wire/schemas.js';
+export * from './receiver/index.js';
+export * from './client/index.js';
+export * from './batcher/index.js';

@@ -1,0 +1,44 @@
+import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
+import { eventSchemas, type WebhookEventMap, type WebhookEventName } from './alert-schema.js';
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** A verified body, parsed: a known event with its payload, or an event this version ignores. */
+export type ParsedEvent =
+  | { [K in WebhookEventName]: { kind: 'known'; name: K; payload: WebhookEventMap[K] } }[WebhookEventName]
+  | { kind: 'ignored'; name: string };
+
+function invalid(message: string, cause?: unknown): WebhookVerificationError {
+  return new WebhookVerificationError('INVALID_PAYLOAD', message, { cause });
+}
+
+/**
+ * Parses a verified body. Throws `WebhookVerificationError` `INVALID_PAYLOAD` when it is not UTF-8
+ * JSON, not an object, has no `event` name, or is not a valid payload for its known `event`. A JSON object whose `event`
+ * has no schema here is returned as `ignored` (the receiver answers 202 and runs nothing).
+ */
+export function parseEvent(body: Uint8Array): ParsedEvent {
+  let json: unknown;
+  try {
+    json = JSON.parse(decoder.decode(body));
+  } catch (error) {
+    throw invalid('The body is not valid UTF-8 JSON.', error);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw invalid('The body is not a JSON object.');
+  }
+  const name = (json as { event?: unknown }).event;
+  if (typeof name !== 'string' || name === '') {
+    throw invalid('The body has no "event" name.');
+  }
+  if (!Object.hasOwn(eventSchemas, name)) return { kind: 'ignored', name };
+  const eventName = name as WebhookEventName;
+  const result = eventSchemas[eventName].safeParse(json);
+  if (!result.success) {
+    const detail = result.error.issues
+      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .join('; ');
+    throw invalid(`The ${eventName} payload is invalid: ${detail}`, result.error);
+  }
+  return { kind: 'known', name: eventName, payload: result.data };
+}

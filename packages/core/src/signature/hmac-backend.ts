@@ -1,0 +1,13 @@
+/**
+ * The HMAC back end seen by the signing and verification code. Two implementations exist:
+ * `hmac-node.ts` (node:crypto) and `hmac-web.ts` (@noble/hashes, for edge runtimes and browsers).
+ * The package's `imports` map (`#hmac`) picks one by export condition at resolution time.
+ */
+export interface HmacBackend {
+  /** Name of the back end, for diagnostics and benchmarks. */
+  readonly name: 'node:crypto' | '@noble/hashes';
+  /** HMAC-SHA256 of the concatenation of `parts` under `key`. Returns the 32-byte digest. */
+  hmacSha256(key: Uint8Array, parts: readonly Uint8Array[]): Uint8Array;
+  /** Constant-time equality of two byte arrays of the same length (false when lengths differ). */
+  timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
+}

@@ -1,0 +1,129 @@
+import { backend } from '#hmac';
+import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
+import { toBytes, type RawBody } from './bytes.js';
+import {
+  headerText,
+  parseSignatureHeader,
+  parseTimestampHeader,
+  type HeaderValue,
+} from './parse-headers.js';
+import { secretKeys, type Secret } from './secrets.js';
+import { signedParts, type SignedContent } from './signed-content.js';
+
+/** Default tolerance between the sender's timestamp and the receiver's clock, in seconds. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/** Options shared by `verifySignature` and the receiver's verifier. */
+export interface VerifierOptions {
+  /** The signing secret, or several while rotating. Its UTF-8 bytes are the HMAC key. */
+  secret: Secret;
+  /** Largest allowed `|now - timestamp|`, in seconds. Default 300. */
+  tolerance?: number;
+  /** What the signature covers. Default `'timestamp.body'`. */
+  signedContent?: SignedContent;
+  /** Clock in milliseconds, like `Date.now`. */
+  now?: () => number;
+}
+
+/** The three things a delivery is checked by. */
+export interface DeliveryToVerify {
+  /** The raw request body exactly as received. */
+  body: RawBody;
+  /** The signature header's value (`sha256=<hex>`, several separated by `,`). */
+  signature: HeaderValue;
+  /** The timestamp header's value (Unix seconds). */
+  timestamp: HeaderValue;
+}
+
+/** A verification function with its secrets and options prepared once. */
+export type Verifier = (delivery: DeliveryToVerify) => void;
+
+/**
+ * Prepares verification for many deliveries: the secrets are encoded once. The returned function
+ * returns nothing or throws `WebhookVerificationError`, checking in the SPEC's order: headers
+ * present, timestamp format, signature, tolerance.
+ */
+export function createVerifier(options: VerifierOptions): Verifier {
+  const keys = secretKeys(options.secret);
+  const tolerance = options.tolerance ?? DEFAULT_TOLERANCE_SECONDS;
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
+    throw new TypeError('tolerance must be a non-negative number of seconds.');
+  }
+  const mode: SignedContent = options.signedContent ?? 'timestamp.body';
+  if (mode !== 'timestamp.body' && mode !== 'body') {
+    throw new TypeError(`signedContent must be 'timestamp.body' or 'body'.`);
+  }
+  const now = options.now ?? Date.now;
+
+  return function verify({ body, signature, timestamp }: DeliveryToVerify): void {
+    const signatureText = headerText(signature);
+    if (signatureText === undefined) {
+      throw new WebhookVerificationError('MISSING_SIGNATURE', 'The signature header is missing.');
+    }
+    const timestampText = headerText(timestamp);
+    if (timestampText === undefined) {
+      throw new WebhookVerificationError('MISSING_TIMESTAMP', 'The timestamp header is missing.');
+    }
+    const seconds = parseTimestampHeader(timestampText);
+    const candidates = parseSignatureHeader(signatureText);
+
+    const parts = signedParts(mode, timestampText, toBytes(body));
+    let matched = false;
+    for (const key of keys) {
+      const expected = backend.hmacSha256(key, parts);
+      // Compare against every candidate without stopping early.
+      for (const candidate of candidates) {
+        matched = backend.timingSafeEqual(expected, candidate) || matched;
+      }
+    }
+    if (!matched) {
+      throw new WebhookVerificationError(
+        'INVALID_SIGNATURE',
+        'No signature matches the body and any configured secret.',
+      );
+    }
+    const skew = Math.abs(now() / 1000 - seconds);
+    if (skew > tolerance) {
+      throw new WebhookVerificationError(
+        'TIMESTAMP_OUT_OF_TOLERANCE',
+        `The timestamp is more than ${tolerance} seconds away from the receiver's clock.`,
+      );
+    }
+  };
+}
+
+/** Options of `verifySignature`. */
+export interface VerifySignatureOptions extends DeliveryToVerify {
+  secret: Secret;
+  tolerance?: number;
+  signedContent?: SignedContent;
+  /** The current time: milliseconds since the epoch, a `Date`, or a clock. Default `Date.now()`. */
+  now?: number | Date | (() => number);
+}
+
+function clock(now: VerifySignatureOptions['now']): () => number {
+  if (now === undefined) return Date.now;
+  if (typeof now === 'function') return now;
+  const ms = now instanceof Date ? now.getTime() : now;
+  return () => ms;
+}
+
+/**
+ * Verifies one webhook delivery (SPEC section 2). Returns nothing when valid; throws
+ * `WebhookVerificationError` with `code` and `status` otherwise. Throws `TypeError` for a missing
+ * secret or a bad option.
+ *
+ * @example
+ * verifySignature({
+ *   body: rawBody,
+ *   signature: req.headers['x-service-signature'],
+ *   timestamp: req.headers['x-service-timestamp'],
+ *   secret: process.env.CHURN_RISK_WEBHOOK_SECRET!,
+ * });
+ */
+export function verifySignature(options: VerifySignatureOptions): void {
+  const verifierOptions: VerifierOptions = { secret: options.secret, now: clock(options.now) };
+  if (options.tolerance !== undefined) verifierOptions.tolerance = options.tolerance;
+  if (options.signedContent !== undefined) verifierOptions.signedContent = options.signedContent;
+  createVerifier(verifierOptions)(options);
+}

@@ -1,0 +1,139 @@
+/**
+ * The REST API's wire format, SPEC section 5: one definition shared by the client (which validates
+ * inputs before sending and responses on the way in) and the sandbox service (which validates
+ * requests). Change a schema here and both sides follow.
+ */
+import { z } from 'zod';
+import { riskTierSchema } from '../payload/alert-schema.js';
+
+/** Most events in one `POST /v1/events/bulk` request. */
+export const MAX_BULK_EVENTS = 500;
+/** Longest `userId`, in characters. */
+export const MAX_USER_ID_LENGTH = 256;
+/** Largest `limit` of an at-risk page. */
+export const MAX_PAGE_LIMIT = 200;
+/** Defaults of the at-risk query. */
+export const AT_RISK_DEFAULTS = Object.freeze({ threshold: 0.5, limit: 50, offset: 0, pageSize: 100 });
+/** The cooldown pattern: a positive integer without leading zero, then `d` or `h`. */
+export const COOLDOWN_PATTERN = /^[1-9]\d*[dh]$/;
+
+/** A free-form value: traits and event properties hold scalars only. */
+export const scalarSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const optionalScalar = scalarSchema.optional();
+
+export const userIdSchema = z
+  .string({ error: 'userId must be a string' })
+  .min(1, 'userId must not be empty')
+  .max(MAX_USER_ID_LENGTH, `userId must be at most ${MAX_USER_ID_LENGTH} characters`);
+
+/** ISO 8601 date-time, with `Z` or an offset. */
+export const isoDateTimeSchema = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' });
+
+export const userTraitsSchema = z
+  .object({
+    plan: z.string().optional(),
+    mrr: z.number().finite().optional(),
+    email: z.string().optional(),
+    name: z.string().optional(),
+    company: z.string().optional(),
+    signedUpAt: z.string().optional(),
+  })
+  .catchall(optionalScalar);
+
+export const eventPropertiesSchema = z.record(z.string(), optionalScalar);
+
+export const bulkEventItemSchema = z.object({
+  userId: userIdSchema,
+  event: z.string().min(1, 'event name must not be empty'),
+  properties: eventPropertiesSchema.optional(),
+  timestamp: isoDateTimeSchema.optional(),
+});
+
+export const bulkEventsRequestSchema = z.object({
+  events: z.array(bulkEventItemSchema).min(1).max(MAX_BULK_EVENTS),
+});
+
+export const acceptedResponseSchema = z.looseObject({ accepted: z.number().int().nonnegative() });
+
+export const riskScoreSchema = z.looseObject({
+  userId: z.string(),
+  score: z.number().min(0).max(1),
+  tier: riskTierSchema,
+  signals: z.array(z.string()),
+  recommendation: z.string(),
+});
+
+export const atRiskUserSchema = riskScoreSchema;
+
+export const atRiskResultSchema = z.looseObject({
+  users: z.array(atRiskUserSchema),
+  total: z.number().int().nonnegative(),
+  offset: z.number().int().nonnegative(),
+  limit: z.number().int().positive(),
+});
+
+export const thresholdSchema = z.number().min(0).max(1);
+
+/** The at-risk query as the client takes it (numbers) and the sandbox parses it (from strings). */
+export const atRiskQuerySchema = z.object({
+  threshold: thresholdSchema.optional(),
+  plan: z.string().min(1).optional(),
+  limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
+  offset: z.number().int().min(0).optional(),
+});
+
+export const cooldownSchema = z
+  .string()
+  .regex(COOLDOWN_PATTERN, 'cooldown must be a positive whole number then "d" or "h", e.g. "24h"');
+
+export const watchOptionsSchema = z.object({
+  threshold: thresholdSchema,
+  webhook: z.url({ protocol: /^https?$/, error: 'webhook must be an http(s) URL' }),
+  cooldown: cooldownSchema,
+});
+
+export const watchedUserSchema = z.looseObject({
+  userId: z.string(),
+  threshold: z.number(),
+  webhook: z.string(),
+  cooldown: z.string(),
+});
+
+export const errorBodySchema = z.object({
+  error: z.looseObject({
+    code: z.string(),
+    message: z.string(),
+    details: z.array(z.unknown()).optional(),
+  }),
+});
+
+/** Milliseconds of a cooldown string: `"24h"` is 86,400,000. */
+export function cooldownToMs(cooldown: string): number {
+  const amount = Number(cooldown.slice(0, -1));
+  const hours = cooldown.endsWith('d') ? amount * 24 : amount;
+  return hours * 3_600_000;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
+
+/** True for `localhost`, `127.0.0.0/8` and `::1`. */
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/**
+ * The webhook rule of SPEC section 5: `https://`, or `http://` to a loopback host when the caller
+ * itself talks to a loopback service (the local sandbox).
+ */
+export function isAllowedWebhookUrl(webhook: string, serviceIsLoopback: boolean): boolean {
+  let url: URL;
+  try {
+    url = new URL(webhook);
+  } catch {
+    return false;
+  }
+  if (url.protocol === 'https:') return true;
+  return url.protocol === 'http:' && serviceIsLoopback && isLoopbackHost(url.hostname);
+}
+
+export type Scalar = z.infer<typeof scalarSchema>;
