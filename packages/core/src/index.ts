@@ -3,7 +3,10 @@
  * API. See the package README for a working example of each part.
  */
 export * from './signature/index.js';
-export { WebhookVerificationError, isWebhookVerificationError } from './errors/webhook-verification-error.js';
+export {
+  WebhookVerificationError,
+  isWebhookVerificationError,
+} from './errors/webhook-verification-error.js';
 export { WEBHOOK_ERROR_STATUS, type WebhookErrorCode } from './errors/webhook-error-status.js';
 export {
   churnRiskAlertSchema,

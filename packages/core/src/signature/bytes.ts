@@ -10,12 +10,14 @@ export function toBytes(body: RawBody): Uint8Array {
   return new Uint8Array(body);
 }
 
-const HEX = '0123456789abcdef';
+const HEX_PAIRS: readonly string[] = Array.from({ length: 256 }, (_, i) =>
+  i.toString(16).padStart(2, '0'),
+);
 
 /** Lower-case hex of the bytes. */
 export function toHex(bytes: Uint8Array): string {
   let out = '';
-  for (const byte of bytes) out += HEX[byte >> 4]! + HEX[byte & 15]!;
+  for (const byte of bytes) out += HEX_PAIRS[byte] ?? '';
   return out;
 }
 

@@ -37,7 +37,11 @@ export function signPayload(options: SignPayloadOptions): SignedHeaders {
     throw new TypeError('timestamp must be a non-negative number of Unix seconds or a Date.');
   }
   const timestamp = String(Math.floor(seconds));
-  const parts = signedParts(options.signedContent ?? 'timestamp.body', timestamp, toBytes(options.body));
+  const parts = signedParts(
+    options.signedContent ?? 'timestamp.body',
+    timestamp,
+    toBytes(options.body),
+  );
   const signature = keys.map((key) => `sha256=${toHex(backend.hmacSha256(key, parts))}`).join(', ');
   return { signature, timestamp };
 }

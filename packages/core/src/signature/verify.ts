@@ -10,6 +10,8 @@ import {
 import { secretKeys, type Secret } from './secrets.js';
 import { signedParts, type SignedContent } from './signed-content.js';
 
+const SIGNED_CONTENT_MODES: ReadonlySet<string> = new Set(['timestamp.body', 'body']);
+
 /** Default tolerance between the sender's timestamp and the receiver's clock, in seconds. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
@@ -50,7 +52,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     throw new TypeError('tolerance must be a non-negative number of seconds.');
   }
   const mode: SignedContent = options.signedContent ?? 'timestamp.body';
-  if (mode !== 'timestamp.body' && mode !== 'body') {
+  if (!SIGNED_CONTENT_MODES.has(mode)) {
     throw new TypeError(`signedContent must be 'timestamp.body' or 'body'.`);
   }
   const now = options.now ?? Date.now;

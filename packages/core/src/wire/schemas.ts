@@ -13,7 +13,12 @@ export const MAX_USER_ID_LENGTH = 256;
 /** Largest `limit` of an at-risk page. */
 export const MAX_PAGE_LIMIT = 200;
 /** Defaults of the at-risk query. */
-export const AT_RISK_DEFAULTS = Object.freeze({ threshold: 0.5, limit: 50, offset: 0, pageSize: 100 });
+export const AT_RISK_DEFAULTS = Object.freeze({
+  threshold: 0.5,
+  limit: 50,
+  offset: 0,
+  pageSize: 100,
+});
 /** The cooldown pattern: a positive integer without leading zero, then `d` or `h`. */
 export const COOLDOWN_PATTERN = /^[1-9]\d*[dh]$/;
 
@@ -27,12 +32,15 @@ export const userIdSchema = z
   .max(MAX_USER_ID_LENGTH, `userId must be at most ${MAX_USER_ID_LENGTH} characters`);
 
 /** ISO 8601 date-time, with `Z` or an offset. */
-export const isoDateTimeSchema = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' });
+export const isoDateTimeSchema = z.iso.datetime({
+  offset: true,
+  error: 'must be an ISO 8601 date-time',
+});
 
 export const userTraitsSchema = z
   .object({
     plan: z.string().optional(),
-    mrr: z.number().finite().optional(),
+    mrr: z.number().optional(),
     email: z.string().optional(),
     name: z.string().optional(),
     company: z.string().optional(),
