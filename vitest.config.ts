@@ -8,6 +8,10 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['@churn-risk/source'] } },
   test: {
+    // .ci/run sets CHURN_RISK_TEST_JSON to a path and reads the counts from vitest's JSON report.
+    reporters: process.env.CHURN_RISK_TEST_JSON
+      ? ['default', ['json', { outputFile: process.env.CHURN_RISK_TEST_JSON }]]
+      : ['default'],
     include: [
       'packages/*/src/**/*.test.ts',
       'packages/*/test/**/*.test.ts',
