@@ -1,1 +1,25 @@
-export {};
+export { createReceiver } from './create-receiver.js';
+export {
+  createMemoryDedupeStore,
+  type MemoryDedupeStore,
+  type MemoryDedupeStoreOptions,
+} from './memory-dedupe-store.js';
+export { readNodeBody, sendNodeResponse, type NodeBodyStream } from './node-io.js';
+export { errorResponse, RETRY_AFTER_SECONDS } from './responses.js';
+export { RECEIVER_DEFAULTS } from './resolve-options.js';
+export { defaultBackoffMs, DEFAULT_HANDLER_RETRIES } from './retry-policy.js';
+export type {
+  AlertContext,
+  DedupeOptions,
+  DedupeStore,
+  DrainOptions,
+  ErrorHandler,
+  EventHandler,
+  HeadersInput,
+  Receiver,
+  ReceiverOptions,
+  ReceiverRequest,
+  ReceiverResult,
+  ReceiverStats,
+  RetryOptions,
+} from './types.js';

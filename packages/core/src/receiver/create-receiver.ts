@@ -1,0 +1,186 @@
+import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
+import { alertIdentity, eventSchemas, type WebhookEventMap } from '../payload/alert-schema.js';
+import { parseEvent } from '../payload/parse-event.js';
+import { toBytes } from '../signature/bytes.js';
+import { createVerifier } from '../signature/verify.js';
+import { drainQueue } from './drain.js';
+import { getHeader } from './get-header.js';
+import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
+import { errorResponse, jsonResult, payloadTooLarge } from './responses.js';
+import { runHandlers, type AnyHandler } from './run-handlers.js';
+import { createFetchHandler, createNodeHandler } from './transports.js';
+import type {
+  DrainOptions,
+  ErrorHandler,
+  EventHandler,
+  Receiver,
+  ReceiverOptions,
+  ReceiverRequest,
+  ReceiverResult,
+  ReceiverStats,
+} from './types.js';
+import { createWorkQueue, type WorkQueue } from './work-queue.js';
+
+const refuse = (code: 'CLOSED' | 'OVERLOADED' | 'HANDLER_FAILED', message: string): never => {
+  throw new WebhookVerificationError(code, message);
+};
+
+class WebhookReceiver implements Receiver {
+  readonly #config: ResolvedOptions;
+  readonly #verify: ReturnType<typeof createVerifier>;
+  readonly #queue: WorkQueue;
+  readonly #handlers: AnyHandler[] = [];
+  readonly #errorHandlers: ErrorHandler[] = [];
+  readonly #counts = { accepted: 0, duplicates: 0, failed: 0 };
+  #closed = false;
+
+  readonly fetch: Receiver['fetch'];
+  readonly node: Receiver['node'];
+
+  constructor(options: ReceiverOptions) {
+    const config = resolveOptions(options);
+    this.#config = config;
+    this.#verify = createVerifier({
+      secret: config.secret,
+      tolerance: config.tolerance,
+      signedContent: config.signedContent,
+      now: config.now,
+    });
+    this.#queue = createWorkQueue(config.concurrency, config.maxQueue);
+    const handle = (request: ReceiverRequest): Promise<ReceiverResult> => this.handle(request);
+    this.fetch = createFetchHandler(handle, config.maxBodyBytes);
+    this.node = createNodeHandler(handle, config.maxBodyBytes);
+  }
+
+  get maxBodyBytes(): number {
+    return this.#config.maxBodyBytes;
+  }
+
+  get stats(): ReceiverStats {
+    return { queued: this.#queue.queued, running: this.#queue.running, ...this.#counts };
+  }
+
+  on<K extends keyof WebhookEventMap>(name: K, handler: EventHandler<WebhookEventMap, K>): this {
+    if (!Object.hasOwn(eventSchemas, name)) throw new TypeError(`Unknown event "${name}".`);
+    if (typeof handler !== 'function') throw new TypeError('A handler must be a function.');
+    this.#handlers.push(handler);
+    return this;
+  }
+
+  off<K extends keyof WebhookEventMap>(_name: K, handler: EventHandler<WebhookEventMap, K>): this {
+    const index = this.#handlers.lastIndexOf(handler);
+    if (index >= 0) this.#handlers.splice(index, 1);
+    return this;
+  }
+
+  onError(handler: ErrorHandler): this {
+    if (typeof handler !== 'function') throw new TypeError('An error handler must be a function.');
+    this.#errorHandlers.push(handler);
+    return this;
+  }
+
+  async handle(request: ReceiverRequest): Promise<ReceiverResult> {
+    try {
+      return await this.#process(request);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  }
+
+  drain(options: DrainOptions = {}): Promise<void> {
+    return drainQueue(this.#queue, options.timeoutMs);
+  }
+
+  close(options: DrainOptions = {}): Promise<void> {
+    this.#closed = true;
+    return this.drain(options);
+  }
+
+  async #process({ method, headers, body }: ReceiverRequest): Promise<ReceiverResult> {
+    const config = this.#config;
+    if (method.toUpperCase() !== 'POST') {
+      throw new WebhookVerificationError('METHOD_NOT_ALLOWED', 'Only POST is accepted.');
+    }
+    const bytes = body === null || body === undefined ? new Uint8Array(0) : toBytes(body);
+    if (bytes.byteLength > config.maxBodyBytes) throw payloadTooLarge(config.maxBodyBytes);
+    this.#verify({
+      body: bytes,
+      signature: getHeader(headers, config.signatureHeader),
+      timestamp: getHeader(headers, config.timestampHeader),
+    });
+    const parsed = parseEvent(bytes);
+    if (parsed.kind === 'ignored') return jsonResult(202, { received: true, ignored: true });
+    if (this.#closed) refuse('CLOSED', 'The receiver is shutting down; retry later.');
+
+    const alert = parsed.payload;
+    const id = alertIdentity(alert);
+    const receivedAt = new Date(config.now());
+    if (!(await this.#claim(id))) {
+      this.#counts.duplicates++;
+      return jsonResult(202, { received: true, duplicate: true });
+    }
+    if (this.#closed) {
+      await this.#release(id);
+      refuse('CLOSED', 'The receiver is shutting down; retry later.');
+    }
+    let failures = 0;
+    const done = this.#queue.tryPush(async () => {
+      const handlers = [...this.#handlers];
+      const errorHandlers = [...this.#errorHandlers];
+      failures = await runHandlers({
+        alert,
+        id,
+        receivedAt,
+        handlers,
+        errorHandlers,
+        retry: config.retry,
+      });
+      this.#counts.failed += failures;
+    });
+    if (done === undefined) {
+      await this.#release(id);
+      return refuse('OVERLOADED', 'Too many alerts are waiting to be processed; retry later.');
+    }
+    this.#counts.accepted++;
+    if (config.mode === 'async') return jsonResult(202, { received: true }, {}, done);
+    await done;
+    if (failures > 0) {
+      await this.#release(id); // so that the service's redelivery runs the handlers again
+      refuse('HANDLER_FAILED', 'A handler failed after its retries.');
+    }
+    return jsonResult(202, { received: true });
+  }
+
+  /** True when the alert is new. A failing store answers 503, so that the sender retries. */
+  async #claim(id: string): Promise<boolean> {
+    const dedupe = this.#config.dedupe;
+    if (dedupe === undefined) return true;
+    try {
+      return await dedupe.store.claim(id, dedupe.ttlMs);
+    } catch {
+      return refuse('OVERLOADED', 'The receiver could not record the delivery; retry later.');
+    }
+  }
+
+  async #release(id: string): Promise<void> {
+    try {
+      await this.#config.dedupe?.store.release(id);
+    } catch (error) {
+      console.error(`[churn-risk] The dedupe store failed to release alert ${id}:`, error);
+    }
+  }
+}
+
+/**
+ * Creates a webhook receiver (SPEC section 4): it verifies each delivery, answers with the status
+ * table's codes and runs the registered handlers with retries, deduplication and a bounded queue.
+ * Throws `TypeError` for a missing secret or a bad option.
+ *
+ * @example
+ * const receiver = createReceiver({ secret: process.env.CHURN_RISK_WEBHOOK_SECRET! });
+ * receiver.on('churn_risk_alert', async (alert) => notifyTeam(alert.userId, alert.score));
+ * http.createServer(receiver.node).listen(3000);
+ */
+export function createReceiver(options: ReceiverOptions): Receiver {
+  return new WebhookReceiver(options);
+}

@@ -1,0 +1,62 @@
+import {
+  isWebhookVerificationError,
+  WebhookVerificationError,
+} from '../errors/webhook-verification-error.js';
+import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
+import type { ReceiverResult } from './types.js';
+
+const JSON_TYPE = 'application/json';
+const SETTLED: Promise<void> = Promise.resolve();
+
+/** Seconds a sender should wait before retrying after a 503. */
+export const RETRY_AFTER_SECONDS: Readonly<Partial<Record<WebhookErrorCode, number>>> =
+  Object.freeze({
+    OVERLOADED: 5,
+    CLOSED: 30,
+  });
+
+/** A JSON answer; `done` defaults to an already settled promise. */
+export function jsonResult(
+  status: number,
+  value: unknown,
+  extraHeaders: Record<string, string> = {},
+  done: Promise<void> = SETTLED,
+): ReceiverResult {
+  return {
+    status,
+    headers: { 'content-type': JSON_TYPE, ...extraHeaders },
+    body: JSON.stringify(value),
+    done,
+  };
+}
+
+/**
+ * The answer to a refused delivery: its status and `{"error":{"code","message"}}`, plus `Allow`
+ * for 405 and `Retry-After` for 503. Any other error value becomes a 500 with a generic message
+ * (its own message is not sent, as it may carry internal details).
+ */
+export function errorResponse(error: unknown): ReceiverResult {
+  if (!isWebhookVerificationError(error)) {
+    return jsonResult(500, {
+      error: { code: 'INTERNAL_ERROR', message: 'The webhook could not be processed.' },
+    });
+  }
+  const headers: Record<string, string> = {};
+  if (error.code === 'METHOD_NOT_ALLOWED') headers.allow = 'POST';
+  const retryAfter = RETRY_AFTER_SECONDS[error.code];
+  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+  return jsonResult(error.status, { error: { code: error.code, message: error.message } }, headers);
+}
+
+/** A `WebhookVerificationError` of `code` turned into its answer. */
+export function errorResult(code: WebhookErrorCode, message: string): ReceiverResult {
+  return errorResponse(new WebhookVerificationError(code, message));
+}
+
+/** The 413 error, shared by every body reader. */
+export function payloadTooLarge(maxBytes: number): WebhookVerificationError {
+  return new WebhookVerificationError(
+    'PAYLOAD_TOO_LARGE',
+    `The body is larger than the limit of ${maxBytes} bytes.`,
+  );
+}

@@ -1,0 +1,67 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isWebhookVerificationError } from '../errors/webhook-verification-error.js';
+import { readWebBody } from './body-limit.js';
+import { readNodeBody, sendNodeResponse } from './node-io.js';
+import { errorResponse } from './responses.js';
+import type { Receiver, ReceiverRequest, ReceiverResult } from './types.js';
+
+type Handle = (request: ReceiverRequest) => Promise<ReceiverResult>;
+
+function isPost(method: string | undefined): boolean {
+  return method?.toUpperCase() === 'POST';
+}
+
+/** The answer to a body that could not be read within the limit. */
+function readFailure(error: unknown): ReceiverResult {
+  const result = errorResponse(error);
+  // The rest of the body is left unread: the connection cannot be reused.
+  if (isWebhookVerificationError(error)) result.headers.connection = 'close';
+  return result;
+}
+
+async function readAndHandle(
+  handle: Handle,
+  maxBytes: number,
+  request: Request,
+): Promise<ReceiverResult> {
+  if (!isPost(request.method)) {
+    return handle({ method: request.method, headers: request.headers, body: null });
+  }
+  let body: Uint8Array;
+  try {
+    body = await readWebBody(request, maxBytes);
+  } catch (error) {
+    return errorResponse(error);
+  }
+  return handle({ method: request.method, headers: request.headers, body });
+}
+
+/** `receiver.fetch`: Web `Request` in, `Response` out; the body is read with the limit enforced. */
+export function createFetchHandler(handle: Handle, maxBytes: number): Receiver['fetch'] {
+  return async function fetchHandler(
+    request: Request,
+    options?: { waitUntil?: (promise: Promise<unknown>) => void },
+  ): Promise<Response> {
+    const result = await readAndHandle(handle, maxBytes, request);
+    options?.waitUntil?.(result.done);
+    return new Response(result.body, { status: result.status, headers: result.headers });
+  };
+}
+
+/**
+ * `receiver.node`: a Node request listener. It reads the raw stream with the limit enforced, answers,
+ * and resolves once the answer is written (processing may go on; see `drain`). It never rejects.
+ */
+export function createNodeHandler(handle: Handle, maxBytes: number): Receiver['node'] {
+  return async function nodeHandler(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let result: ReceiverResult;
+    try {
+      const body = isPost(req.method) ? await readNodeBody(req, { maxBytes }) : null;
+      result = await handle({ method: req.method ?? '', headers: req.headers, body });
+    } catch (error) {
+      if (req.destroyed && !isWebhookVerificationError(error)) return; // the client went away
+      result = readFailure(error);
+    }
+    sendNodeResponse(res, result);
+  };
+}

@@ -1,0 +1,162 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ChurnRiskAlert, WebhookEventMap } from '../payload/alert-schema.js';
+import type { Secret } from '../signature/secrets.js';
+import type { SignedContent } from '../signature/signed-content.js';
+
+/**
+ * Where the receiver remembers the alert identities it has accepted, so that a redelivered alert
+ * does not run the handlers twice. The default is an in-memory LRU (`createMemoryDedupeStore`);
+ * use a shared store (Redis `SET key 1 NX PX ttl`, a database unique key) when several instances
+ * receive the same webhook.
+ */
+export interface DedupeStore {
+  /**
+   * Atomically records `key` for `ttlMs` milliseconds. Returns `true` when this caller is the first
+   * within the time to live (process the alert), `false` when the key is already held (a duplicate).
+   */
+  claim(key: string, ttlMs: number): boolean | Promise<boolean>;
+  /** Forgets `key`, so that the next delivery of the alert is processed again. */
+  release(key: string): void | Promise<void>;
+}
+
+/** Retry policy of a failing handler. */
+export interface RetryOptions {
+  /** Further tries after the first failure. Default 3. */
+  retries?: number;
+  /**
+   * Delay before retry number `retry` (1 for the first retry, equal to the attempt number that
+   * follows), in milliseconds. Default `1000 * 2 ** (retry - 1)`: 1 s, 2 s, 4 s.
+   */
+  backoffMs?: (retry: number) => number;
+}
+
+/** Options of the in-memory or custom dedupe store. */
+export interface DedupeOptions {
+  /** How long an alert identity is remembered, in milliseconds. Default 72 hours. */
+  ttlMs?: number;
+  /** Most identities kept by the in-memory store; the least recently used go first. Default 100,000. */
+  maxEntries?: number;
+  /** A custom store (shared between instances). `maxEntries` does not apply to it. */
+  store?: DedupeStore;
+}
+
+/** Options of `createReceiver`, SPEC section 4. */
+export interface ReceiverOptions {
+  /** The webhook signing secret, or several while rotating. Required. */
+  secret: Secret;
+  /** Largest allowed `|now - timestamp|`, in seconds. Default 300. */
+  tolerance?: number;
+  /** What the signature covers. Default `'timestamp.body'`. */
+  signedContent?: SignedContent;
+  /** Name of the signature header, matched case-insensitively. Default `x-service-signature`. */
+  signatureHeader?: string;
+  /** Name of the timestamp header, matched case-insensitively. Default `x-service-timestamp`. */
+  timestampHeader?: string;
+  /** Largest accepted body, in bytes. Default 1 MiB (1,048,576). */
+  maxBodyBytes?: number;
+  /** `'async'` (default): answer 202, then process. `'sync'`: process, then answer. */
+  mode?: 'async' | 'sync';
+  /** Alerts processed at once (an alert's handlers run side by side). Default 10. */
+  concurrency?: number;
+  /** Alerts waiting for a free slot; beyond it deliveries get 503 `OVERLOADED`. Default 10,000. */
+  maxQueue?: number;
+  /** Further tries of a failed handler (number), or the full policy. Default 3, backoff 1 s, 2 s, 4 s. */
+  retries?: number | RetryOptions;
+  /** Duplicate suppression by alert identity, or `false` to turn it off. Default 72 h, 100,000, in memory. */
+  dedupe?: false | DedupeOptions;
+  /** Clock in milliseconds, like `Date.now` (for tests). */
+  now?: () => number;
+}
+
+/** Request headers as frameworks hand them over: a Web `Headers` or a plain record. */
+export type HeadersInput = Headers | Record<string, string | readonly string[] | undefined>;
+
+/** A framework-free request: what an adapter hands to `receiver.handle`. */
+export interface ReceiverRequest {
+  method: string;
+  headers: HeadersInput;
+  /** The raw body exactly as received (never a re-serialised JSON value). */
+  body: string | Uint8Array | ArrayBuffer | undefined | null;
+}
+
+/** A framework-free answer. Header names are lower-case; the body is JSON text. */
+export interface ReceiverResult {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /**
+   * Settles (always resolves, never rejects) when the processing of this delivery has finished:
+   * at once for error answers, duplicates and ignored events; after the handlers (and their retries
+   * and `onError`) in async mode. Adapters keep it alive as their platform needs (`waitUntil`).
+   */
+  done: Promise<void>;
+}
+
+/** What a handler gets besides the alert. */
+export interface AlertContext {
+  /** The alert identity `userId:triggeredAt`. */
+  id: string;
+  /** When the receiver accepted the delivery. */
+  receivedAt: Date;
+  /** 0 for the first try of this handler, 1 for its first retry, and so on. */
+  attempt: number;
+  /** The event name. */
+  event: 'churn_risk_alert';
+}
+
+/** A handler of event `K`. Its result is awaited; a throw or rejection counts as a failure. */
+export type EventHandler<E, K extends keyof E> = (payload: E[K], context: AlertContext) => unknown;
+
+/** Called once a handler has used up its retries. */
+export type ErrorHandler = (
+  error: unknown,
+  alert: ChurnRiskAlert,
+  context: AlertContext,
+) => unknown;
+
+/** Counters of the receiver, for tests, examples and benchmarks. */
+export interface ReceiverStats {
+  /** Alerts waiting for a free processing slot. */
+  queued: number;
+  /** Alerts being processed now (including handlers waiting for a retry). */
+  running: number;
+  /** Alerts accepted for processing since creation. */
+  accepted: number;
+  /** Deliveries answered as duplicates. */
+  duplicates: number;
+  /** Handler runs that failed after all their retries. */
+  failed: number;
+}
+
+/** Options of `drain` and `close`. */
+export interface DrainOptions {
+  /** Give up waiting after this many milliseconds: the promise rejects with an `Error`. */
+  timeoutMs?: number;
+}
+
+/** The webhook receiver returned by `createReceiver`. */
+export interface Receiver<E = WebhookEventMap> {
+  /** Registers a handler of event `name`. Several may be registered; each retries on its own. */
+  on<K extends keyof E>(name: K, handler: EventHandler<E, K>): this;
+  /** Removes a handler registered with `on`. */
+  off<K extends keyof E>(name: K, handler: EventHandler<E, K>): this;
+  /** Registers a handler of failures that remain after a handler's retries. */
+  onError(handler: ErrorHandler): this;
+  /** Verifies, parses and dispatches one delivery; never rejects. */
+  handle(request: ReceiverRequest): Promise<ReceiverResult>;
+  /** Web `Request` in, `Response` out; `waitUntil` receives `result.done` when given. */
+  fetch(
+    request: Request,
+    options?: { waitUntil?: (promise: Promise<unknown>) => void },
+  ): Promise<Response>;
+  /** A Node `(req, res)` request listener; never rejects. */
+  node: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** Resolves when nothing is queued or running; rejects after `timeoutMs` if given. */
+  drain(options?: DrainOptions): Promise<void>;
+  /** Answers 503 `CLOSED` to new deliveries, then drains. */
+  close(options?: DrainOptions): Promise<void>;
+  /** The body limit, for adapters that read the body themselves. */
+  readonly maxBodyBytes: number;
+  /** A snapshot of the counters. */
+  readonly stats: ReceiverStats;
+}

@@ -1,0 +1,74 @@
+/** A unit of work; it must not reject (the queue treats a rejection as finished work). */
+export type Task = () => Promise<void>;
+
+/** A bounded queue that runs at most `concurrency` tasks at once. */
+export interface WorkQueue {
+  /**
+   * Starts the task now or queues it. Returns a promise that resolves when the task has finished,
+   * or `undefined` when `maxQueue` tasks are already waiting (nothing is queued then).
+   */
+  tryPush(task: Task): Promise<void> | undefined;
+  /** Resolves when nothing is queued or running. */
+  idle(): Promise<void>;
+  readonly queued: number;
+  readonly running: number;
+}
+
+interface Entry {
+  task: Task;
+  resolve: () => void;
+}
+
+/** Creates a bounded work queue. */
+export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueue {
+  const waiting: Entry[] = [];
+  let running = 0;
+  let idleWaiters: (() => void)[] = [];
+
+  function settleIdle(): void {
+    if (running > 0 || waiting.length > 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  function start(entry: Entry): void {
+    running++;
+    let promise: Promise<void>;
+    try {
+      promise = entry.task();
+    } catch {
+      promise = Promise.resolve();
+    }
+    void promise
+      .catch(() => undefined)
+      .then(() => {
+        running--;
+        entry.resolve();
+        const next = waiting.shift();
+        if (next !== undefined) start(next);
+        else settleIdle();
+      });
+  }
+
+  return {
+    tryPush(task) {
+      if (running >= concurrency && waiting.length >= maxQueue) return undefined;
+      return new Promise<void>((resolve) => {
+        const entry = { task, resolve };
+        if (running < concurrency) start(entry);
+        else waiting.push(entry);
+      });
+    },
+    idle() {
+      if (running === 0 && waiting.length === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    get queued() {
+      return waiting.length;
+    },
+    get running() {
+      return running;
+    },
+  };
+}
