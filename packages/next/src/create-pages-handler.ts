@@ -1,0 +1,60 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NextApiRequest, NextApiResponse } from 'next';
+import {
+  errorResponse,
+  isWebhookVerificationError,
+  readNodeBody,
+  sendNodeResponse,
+} from '@churn-risk/core';
+import type { NextHandlerOptions, NextReceiver } from './types.js';
+
+/** A Pages Router API route handler (`pages/api/...`). */
+export type PagesHandler = (req: NextApiRequest, res: NextApiResponse) => Promise<void>;
+
+/** The line a Pages Router webhook route needs so that Next leaves the raw body unread. */
+export const BODY_PARSER_CONFIG_LINE = 'export const config = { api: { bodyParser: false } };';
+
+const BODY_ALREADY_READ = JSON.stringify({
+  error: {
+    code: 'RAW_BODY_UNAVAILABLE',
+    message: `Next.js already parsed the request body, so its raw bytes cannot be verified. Add \`${BODY_PARSER_CONFIG_LINE}\` to this API route.`,
+  },
+});
+
+type PagesRequest = IncomingMessage & { body?: unknown };
+
+/**
+ * Creates a Pages Router API route handler: `export default createPagesHandler(receiver)`, together
+ * with `export const config = { api: { bodyParser: false } }` (without it the handler answers 500 and
+ * names that line). Only plain Node `req`/`res` methods are used, so it also runs on a bare
+ * `node:http` server. Pages API routes have no `after()`: the alert's processing runs in-process
+ * after the answer unless `options.waitUntil` is given; use `mode: 'sync'` where the platform may
+ * stop the function once the answer is sent.
+ */
+export function createPagesHandler(
+  receiver: NextReceiver,
+  options: NextHandlerOptions = {},
+): PagesHandler {
+  return async (req: PagesRequest, res: ServerResponse) => {
+    if (req.body !== undefined || req.readableEnded) {
+      res.writeHead(500, { 'content-type': 'application/json' }).end(BODY_ALREADY_READ);
+      return;
+    }
+    let body: Uint8Array | null;
+    try {
+      body =
+        req.method?.toUpperCase() === 'POST'
+          ? await readNodeBody(req, { maxBytes: receiver.maxBodyBytes })
+          : null;
+    } catch (error) {
+      if (req.destroyed && !isWebhookVerificationError(error)) return; // the client went away
+      const result = errorResponse(error);
+      // The rest of the body was left unread: the connection cannot be reused.
+      sendNodeResponse(res, { ...result, headers: { ...result.headers, connection: 'close' } });
+      return;
+    }
+    const result = await receiver.handle({ method: req.method ?? '', headers: req.headers, body });
+    sendNodeResponse(res, result);
+    options.waitUntil?.(result.done);
+  };
+}

@@ -1,0 +1,11 @@
+/**
+ * @churn-risk/next: Next.js 16 route handlers for churn-risk webhook alerts, for the App Router
+ * (`createRouteHandler`, Node.js and edge runtimes) and the Pages Router (`createPagesHandler`).
+ */
+export { createRouteHandler, type RouteHandler } from './create-route-handler.js';
+export {
+  createPagesHandler,
+  BODY_PARSER_CONFIG_LINE,
+  type PagesHandler,
+} from './create-pages-handler.js';
+export type { NextHandlerOptions, NextReceiver, WaitUntil } from './types.js';

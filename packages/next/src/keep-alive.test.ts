@@ -1,0 +1,57 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+// Next's `after()` only works inside a Next request; here it is replaced to observe how
+// `keepAlive` reacts to each of its behaviours. The real `after()` is exercised by the example's
+// `next start` test.
+const afterMock = vi.hoisted(() => vi.fn<(task: unknown) => void>());
+vi.mock('next/server.js', () => ({ after: afterMock }));
+
+const { keepAlive } = await import('./keep-alive.js');
+
+afterEach(() => {
+  afterMock.mockReset();
+});
+
+describe('keepAlive', () => {
+  it('hands the work to after() inside a Next request and not to waitUntil', () => {
+    const waitUntil = vi.fn();
+    const done = Promise.resolve();
+    keepAlive(done, waitUntil);
+    expect(afterMock).toHaveBeenCalledWith(done);
+    expect(waitUntil).not.toHaveBeenCalled();
+  });
+
+  it('falls back to waitUntil when after() says it is outside a request scope', () => {
+    afterMock.mockImplementation(() => {
+      throw new Error(
+        '`after` was called outside a request scope. Read more: https://nextjs.org/docs/messages/next-dynamic-api-wrong-context',
+      );
+    });
+    const waitUntil = vi.fn();
+    const done = Promise.resolve();
+    keepAlive(done, waitUntil);
+    expect(waitUntil).toHaveBeenCalledWith(done);
+  });
+
+  it('does not throw outside a request scope when there is no waitUntil', () => {
+    afterMock.mockImplementation(() => {
+      throw new Error('`after` was called outside a request scope.');
+    });
+    expect(() => {
+      keepAlive(Promise.resolve(), undefined);
+    }).not.toThrow();
+  });
+
+  it('lets any other after() failure surface', () => {
+    afterMock.mockImplementation(() => {
+      throw new Error(
+        '`after()` will not work correctly, because `waitUntil` is not available in the current environment.',
+      );
+    });
+    const waitUntil = vi.fn();
+    expect(() => {
+      keepAlive(Promise.resolve(), waitUntil);
+    }).toThrow(/waitUntil/);
+    expect(waitUntil).not.toHaveBeenCalled();
+  });
+});

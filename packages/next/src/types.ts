@@ -1,0 +1,17 @@
+import type { Receiver } from '@churn-risk/core';
+
+/** The part of a churn-risk receiver the Next.js handlers use: any `createReceiver(...)` result fits. */
+export type NextReceiver = Pick<Receiver, 'fetch' | 'handle' | 'maxBodyBytes'>;
+
+/** Hands a promise to the platform so that it keeps the function alive until it settles. */
+export type WaitUntil = (promise: Promise<unknown>) => void;
+
+/** Options of `createRouteHandler` and `createPagesHandler`. */
+export interface NextHandlerOptions {
+  /**
+   * Keeps post-response work alive where Next's `after()` is not available: outside a Next request
+   * scope (App Router) and in every Pages Router API route. On Vercel, pass `waitUntil` from
+   * `@vercel/functions`.
+   */
+  waitUntil?: WaitUntil;
+}

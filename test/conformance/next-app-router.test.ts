@@ -1,0 +1,25 @@
+import { createRouteHandler } from '@churn-risk/next';
+import { WEBHOOK_PATH } from './fixtures.js';
+import { runConformanceSuite } from './suite.js';
+
+// The App Router handler called outside a Next request scope, as a user's own test would call it:
+// `after()` is unavailable there, so processing runs in-process (tracked by `receiver.drain`).
+runConformanceSuite('@churn-risk/next createRouteHandler (App Router)', async (receiver) => {
+  const POST = createRouteHandler(receiver);
+  return {
+    async send({ method, headers, body }) {
+      const request = new Request(`http://localhost${WEBHOOK_PATH}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+      });
+      const response = await POST(request);
+      return {
+        status: response.status,
+        headers: Object.fromEntries(response.headers),
+        body: await response.text(),
+      };
+    },
+    close: async () => undefined,
+  };
+});
