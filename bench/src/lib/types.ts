@@ -1,0 +1,15 @@
+/** Settings every benchmark receives from run.ts. */
+export interface BenchSettings {
+  /** Shorter runs (fewer rounds, shorter durations): a check that everything works. */
+  quick: boolean;
+}
+
+/** What one benchmark hands back: a Markdown section and its raw numbers. */
+export interface BenchResult {
+  name: string;
+  title: string;
+  markdown: string;
+  data: unknown;
+  /** Set when the benchmark could not run (a package it needs is not written yet). */
+  skipped?: string;
+}
