@@ -5,7 +5,9 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** A verified body, parsed: a known event with its payload, or an event this version ignores. */
 export type ParsedEvent =
-  | { [K in WebhookEventName]: { kind: 'known'; name: K; payload: WebhookEventMap[K] } }[WebhookEventName]
+  | {
+      [K in WebhookEventName]: { kind: 'known'; name: K; payload: WebhookEventMap[K] };
+    }[WebhookEventName]
   | { kind: 'ignored'; name: string };
 
 function invalid(message: string, cause?: unknown): WebhookVerificationError {
