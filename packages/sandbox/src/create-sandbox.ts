@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { systemClock, type SandboxClock } from './clock/clock.js';
+import {
+  createDeliveries,
+  type Deliveries,
+  type DeliveryRecord,
+} from './deliveries/delivery-log.js';
+import { DELIVERY_POLICY } from './deliveries/retry-schedule.js';
+import type { DeliveryAttempt } from './deliveries/send-attempt.js';
+import { buildApp } from './server/build-app.js';
+import type { RateLimitOptions } from './server/rate-limiter.js';
+import { createChurnRiskService, type ChurnRiskService } from './service/churn-risk-service.js';
+
+/** Options of `createSandbox`. */
+export interface SandboxOptions {
+  /** The API key clients must send. Default: a random `sk_test_...`. */
+  apiKey?: string;
+  /** The secret that signs webhook deliveries. Default: a random `whsec_...`. */
+  webhookSecret?: string;
+  /** Port to listen on. Default 0 (any free port). */
+  port?: number;
+  /** Host to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /** Time and timers; default the system clock. Use `createManualClock()` in tests. */
+  clock?: SandboxClock;
+  /** Per-API-key rate limit (429 with `Retry-After`). Default: off. */
+  rateLimit?: RateLimitOptions;
+  /** Largest request body, in bytes (413 above). Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Time-out of one webhook delivery try. Default 10,000 ms. */
+  deliveryTimeoutMs?: number;
+  /** Called after every delivery try (the CLI prints them). */
+  onDeliveryAttempt?: (record: DeliveryRecord, attempt: DeliveryAttempt) => void;
+  /** Fastify's request logging. Default off. */
+  logger?: boolean;
+}
+
+/** A running sandbox. */
+export interface Sandbox {
+  /** Base URL for the client, e.g. `http://127.0.0.1:54321`. */
+  readonly url: string;
+  readonly apiKey: string;
+  readonly webhookSecret: string;
+  /** The Fastify app (e.g. for `app.inject`). */
+  readonly app: FastifyInstance;
+  /** The delivery log; `deliveries.idle()` waits for tries in flight. */
+  readonly deliveries: Deliveries;
+  /** Users, scores and watches, for inspection in tests. */
+  readonly service: ChurnRiskService;
+  readonly clock: SandboxClock;
+  /** Stops delivery timers, aborts tries in flight and closes the server. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Default largest request body: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
+/** A random API key `sk_test_<32 hex>`. */
+export function generateApiKey(): string {
+  return `sk_test_${randomBytes(16).toString('hex')}`;
+}
+
+/** A random webhook secret `whsec_<48 hex>`. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('hex')}`;
+}
+
+/**
+ * Starts a local churn-risk service (SPEC section 7) and resolves once it listens.
+ *
+ * @example
+ * const sandbox = await createSandbox();
+ * const client = new ChurnRiskClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url });
+ * await client.track({ userId: 'u1', event: 'login' });
+ * await sandbox.close();
+ */
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const apiKey = options.apiKey ?? generateApiKey();
+  const webhookSecret = options.webhookSecret ?? generateWebhookSecret();
+  const clock = options.clock ?? systemClock;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const deliveries = createDeliveries({
+    clock,
+    secret: webhookSecret,
+    timeoutMs: options.deliveryTimeoutMs ?? DELIVERY_POLICY.timeoutMs,
+    ...(options.onDeliveryAttempt && { onAttempt: options.onDeliveryAttempt }),
+  });
+  const service = createChurnRiskService(clock, deliveries);
+  const app = buildApp({
+    apiKey,
+    clock,
+    service,
+    deliveries,
+    maxBodyBytes,
+    rateLimit: options.rateLimit,
+    logger: options.logger,
+  });
+  await app.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' });
+  const address = app.server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}`,
+    apiKey,
+    webhookSecret,
+    app,
+    deliveries,
+    service,
+    clock,
+    close: () => (closing ??= deliveries.close().then(() => app.close())),
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * @churn-risk/sandbox: a local churn-risk service (SPEC section 7) for development, examples and
+ * tests: the REST API in memory, scoring, watches and signed webhook deliveries with retries.
+ */
+export {
+  createSandbox,
+  generateApiKey,
+  generateWebhookSecret,
+  DEFAULT_MAX_BODY_BYTES,
+  type Sandbox,
+  type SandboxOptions,
+} from './create-sandbox.js';
+export { systemClock, type SandboxClock, type TimerHandle } from './clock/clock.js';
+export { createManualClock, MANUAL_CLOCK_START, type ManualClock } from './clock/manual-clock.js';
+export type { Deliveries, DeliveryRecord, DeliveryState } from './deliveries/delivery-log.js';
+export type { DeliveryAttempt } from './deliveries/send-attempt.js';
+export { DELIVERY_POLICY, retryDelayMs } from './deliveries/retry-schedule.js';
+export {
+  scoreUser,
+  type ComputedRisk,
+  type ScoreInput,
+  type ScoredEvent,
+} from './scoring/score-user.js';
+export { tierFor, type RiskTier } from './scoring/tier.js';
+export {
+  NEGATIVE_EVENTS,
+  RECOMMENDATIONS,
+  HEALTHY_RECOMMENDATION,
+  type SignalId,
+} from './scoring/signal-table.js';
+export type { ChurnRiskService, RiskScore, AtRiskResult } from './service/churn-risk-service.js';
+export type { WatchedUser } from './watches/watch-registry.js';
+export type { RateLimitOptions } from './server/rate-limiter.js';
+export { API_ERROR_STATUS, type ApiErrorCode } from './server/api-error.js';

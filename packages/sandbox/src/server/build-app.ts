@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { SandboxClock } from '../clock/clock.js';
+import type { Deliveries } from '../deliveries/delivery-log.js';
+import { registerAtRiskRoute } from '../routes/at-risk-route.js';
+import { registerDeliveriesRoute } from '../routes/deliveries-route.js';
+import { registerEventRoutes } from '../routes/event-routes.js';
+import { registerUserRoutes } from '../routes/user-routes.js';
+import { registerWatchRoutes } from '../routes/watch-routes.js';
+import type { ChurnRiskService } from '../service/churn-risk-service.js';
+import { ApiError } from './api-error.js';
+import { createAuthenticator } from './authenticate.js';
+import { registerIdempotency } from './idempotency.js';
+import { createIdempotencyStore } from './idempotency-store.js';
+import { registerJsonParser } from './parse-json-body.js';
+import { createRateLimiter, type RateLimitOptions } from './rate-limiter.js';
+import { toApiError } from './to-api-error.js';
+
+/** What the HTTP layer needs. */
+export interface AppOptions {
+  apiKey: string;
+  clock: SandboxClock;
+  service: ChurnRiskService;
+  deliveries: Deliveries;
+  maxBodyBytes: number;
+  rateLimit?: RateLimitOptions | undefined;
+  logger?: boolean | undefined;
+}
+
+/**
+ * The sandbox's Fastify app: request ids, API-key auth, the optional rate limit, body size limit,
+ * idempotent replay, the routes of SPEC section 5 and the error bodies. Not yet listening.
+ */
+export function buildApp(options: AppOptions): FastifyInstance {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.maxBodyBytes,
+    genReqId: () => `req_${randomUUID()}`,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  const authenticate = createAuthenticator(options.apiKey);
+  const limit = options.rateLimit && createRateLimiter(options.rateLimit, options.clock);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    const key = authenticate(request.headers.authorization);
+    const retryAfter = limit?.(key);
+    if (retryAfter !== undefined) {
+      reply.header('retry-after', String(retryAfter));
+      throw new ApiError('RATE_LIMITED', `Too many requests: retry after ${retryAfter} s.`);
+    }
+  });
+
+  registerJsonParser(app);
+  registerIdempotency(app, createIdempotencyStore(options.clock), options.apiKey);
+  registerUserRoutes(app, options.service);
+  registerEventRoutes(app, options.service);
+  registerAtRiskRoute(app, options.service);
+  registerWatchRoutes(app, options.service);
+  registerDeliveriesRoute(app, options.deliveries);
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const error = new ApiError(
+      'NOT_FOUND',
+      `No route ${request.method} ${request.url.split('?')[0] ?? ''}.`,
+    );
+    return reply.code(error.status).send(error.toBody());
+  });
+  app.setErrorHandler(async (error, request, reply) => {
+    const apiError = toApiError(error, options.maxBodyBytes);
+    if (apiError.code === 'SERVER_ERROR') request.log.error({ err: error }, 'unexpected error');
+    if (apiError.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer');
+    return reply.code(apiError.status).send(apiError.toBody());
+  });
+  return app;
+}
