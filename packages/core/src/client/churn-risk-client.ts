@@ -1,0 +1,210 @@
+import { createEventBatcher, type BatcherOptions, type EventBatcher } from '../batcher/index.js';
+import {
+  acceptedResponseSchema,
+  AT_RISK_DEFAULTS,
+  atRiskQuerySchema,
+  atRiskResultSchema,
+  bulkEventItemSchema,
+  isAllowedWebhookUrl,
+  MAX_BULK_EVENTS,
+  riskScoreSchema,
+  userIdSchema,
+  userTraitsSchema,
+  watchedUserSchema,
+  watchOptionsSchema,
+} from '../wire/schemas.js';
+import { walkAtRiskPages } from './at-risk-pages.js';
+import {
+  resolveClientOptions,
+  type ClientInternals,
+  type ResolvedClientOptions,
+} from './client-options.js';
+import { sendRequest } from './http-transport.js';
+import { pageSizeSchema, trackBulkItemsSchema } from './input-schemas.js';
+import { parseResponse } from './parse-response.js';
+import type {
+  AtRiskAllOptions,
+  AtRiskOptions,
+  AtRiskResult,
+  AtRiskUser,
+  BulkEventItem,
+  CallOptions,
+  ClientOptions,
+  RiskScore,
+  TrackResult,
+  UserTraits,
+  WatchedUser,
+  WatchOptions,
+} from './types.js';
+import { parseInput, validationError } from './validate-input.js';
+
+function userPath(userId: unknown, rest: string): string {
+  return `/v1/users/${encodeURIComponent(parseInput(userIdSchema, userId, 'userId'))}/${rest}`;
+}
+
+/**
+ * The churn-risk API client, SPEC section 5. Every method validates its input before sending
+ * (a `VALIDATION_ERROR` means nothing was sent), retries transient failures, validates the answer
+ * and rejects with a `ServiceError`. Every method takes `{ signal }`.
+ */
+export class ChurnRiskClient {
+  readonly #options: ResolvedClientOptions;
+
+  /** @param options see `ClientOptions`; a bad option throws a `VALIDATION_ERROR`. */
+  constructor(options: ClientOptions, internals?: ClientInternals) {
+    this.#options = resolveClientOptions(options, internals);
+  }
+
+  /** The base URL requests go to. */
+  get baseUrl(): string {
+    return this.#options.baseUrl;
+  }
+
+  /** Merges `traits` into the user's stored traits (`POST /v1/users/{userId}/traits`, 204). */
+  async identify(userId: string, traits: UserTraits, options: CallOptions = {}): Promise<void> {
+    const path = userPath(userId, 'traits');
+    const body = parseInput(userTraitsSchema, traits, 'traits');
+    await sendRequest(this.#options, { method: 'POST', path, body, signal: options.signal });
+  }
+
+  /** Records one event (`POST /v1/events`, 202). */
+  async track(item: BulkEventItem, options: CallOptions = {}): Promise<TrackResult> {
+    const body = parseInput(bulkEventItemSchema, item, 'item');
+    const path = '/v1/events';
+    const response = await sendRequest(this.#options, {
+      method: 'POST',
+      path,
+      body,
+      signal: options.signal,
+    });
+    return { accepted: parseResponse(acceptedResponseSchema, response, `POST ${path}`).accepted };
+  }
+
+  /**
+   * Records many events (`POST /v1/events/bulk`), in requests of at most 500, one after another.
+   * Resolves with the total accepted. If a request fails, the requests before it stay accepted.
+   */
+  async trackBulk(
+    items: readonly BulkEventItem[],
+    options: CallOptions = {},
+  ): Promise<TrackResult> {
+    const events = parseInput(trackBulkItemsSchema, items, 'items');
+    let accepted = 0;
+    for (let start = 0; start < events.length; start += MAX_BULK_EVENTS) {
+      const chunk = events.slice(start, start + MAX_BULK_EVENTS);
+      accepted += await this.#postBulk(chunk, undefined, options.signal);
+    }
+    return { accepted };
+  }
+
+  /** The user's churn risk (`GET /v1/users/{userId}/risk`); `NOT_FOUND` for an unknown user. */
+  async getRiskScore(userId: string, options: CallOptions = {}): Promise<RiskScore> {
+    const path = userPath(userId, 'risk');
+    const response = await sendRequest(this.#options, {
+      method: 'GET',
+      path,
+      signal: options.signal,
+    });
+    return parseResponse(riskScoreSchema, response, `GET /v1/users/{userId}/risk`);
+  }
+
+  /** One page of users whose score is at least `threshold`, highest first (`GET /v1/at-risk`). */
+  async getAtRiskUsers(options: AtRiskOptions = {}): Promise<AtRiskResult> {
+    const query = parseInput(
+      atRiskQuerySchema,
+      {
+        threshold: options.threshold ?? AT_RISK_DEFAULTS.threshold,
+        plan: options.plan,
+        limit: options.limit ?? AT_RISK_DEFAULTS.limit,
+        offset: options.offset ?? AT_RISK_DEFAULTS.offset,
+      },
+      'options',
+    );
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined) params.set(name, String(value));
+    }
+    const path = '/v1/at-risk';
+    const response = await sendRequest(this.#options, {
+      method: 'GET',
+      path,
+      query: params,
+      signal: options.signal,
+    });
+    return parseResponse(atRiskResultSchema, response, `GET ${path}`);
+  }
+
+  /**
+   * Every at-risk user, fetching page after page of `pageSize` (default 100) as you iterate:
+   * `for await (const user of client.getAllAtRiskUsers({ threshold: 0.7 }))`.
+   */
+  async *getAllAtRiskUsers(
+    options: AtRiskAllOptions = {},
+  ): AsyncGenerator<AtRiskUser, void, undefined> {
+    const pageSize = parseInput(
+      pageSizeSchema,
+      options.pageSize ?? AT_RISK_DEFAULTS.pageSize,
+      'options.pageSize',
+    );
+    parseInput(atRiskQuerySchema, { threshold: options.threshold, plan: options.plan }, 'options');
+    yield* walkAtRiskPages((page) => this.getAtRiskUsers(page), {
+      threshold: options.threshold,
+      plan: options.plan,
+      pageSize,
+      signal: options.signal,
+    });
+  }
+
+  /** Creates or replaces the user's watch (`PUT /v1/users/{userId}/watch`). */
+  async watch(
+    userId: string,
+    watch: WatchOptions,
+    options: CallOptions = {},
+  ): Promise<WatchedUser> {
+    const path = userPath(userId, 'watch');
+    const body = parseInput(watchOptionsSchema, watch, 'watch');
+    if (!isAllowedWebhookUrl(body.webhook, this.#options.baseUrlIsLoopback)) {
+      throw validationError(
+        'Invalid argument: watch.webhook must be an https:// URL (http:// only to a loopback host while the client talks to a loopback service)',
+        [{ path: 'watch.webhook', message: 'must be an https:// URL' }],
+      );
+    }
+    const response = await sendRequest(this.#options, {
+      method: 'PUT',
+      path,
+      body,
+      signal: options.signal,
+    });
+    return parseResponse(watchedUserSchema, response, 'PUT /v1/users/{userId}/watch');
+  }
+
+  /** Removes the user's watch (`DELETE /v1/users/{userId}/watch`); `NOT_FOUND` when there is none. */
+  async unwatch(userId: string, options: CallOptions = {}): Promise<void> {
+    const path = userPath(userId, 'watch');
+    await sendRequest(this.#options, { method: 'DELETE', path, signal: options.signal });
+  }
+
+  /** An event batcher that sends through this client (SPEC section 6). */
+  createBatcher(options: BatcherOptions = {}): EventBatcher {
+    return createEventBatcher(
+      (events, idempotencyKey) => this.#postBulk(events, idempotencyKey),
+      options,
+    );
+  }
+
+  async #postBulk(
+    events: readonly BulkEventItem[],
+    idempotencyKey: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<number> {
+    const path = '/v1/events/bulk';
+    const response = await sendRequest(this.#options, {
+      method: 'POST',
+      path,
+      body: { events },
+      idempotencyKey,
+      signal,
+    });
+    return parseResponse(acceptedResponseSchema, response, `POST ${path}`).accepted;
+  }
+}

@@ -1,0 +1,130 @@
+import type { ResolvedClientOptions } from './client-options.js';
+import { errorFromResponse, type RawResponse } from './error-from-response.js';
+import { retryDelay } from './retry-policy.js';
+import { abortedError, sendAttempt } from './send-attempt.js';
+import { ServiceError } from './service-error.js';
+import type { RequestContext } from './types.js';
+import { USER_AGENT } from './version.js';
+
+/** One API call, before retries. */
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Path from the base URL, starting with `/v1/`, its parts already percent-encoded. */
+  path: string;
+  query?: URLSearchParams | undefined;
+  /** A JSON body; its presence adds `content-type` and `idempotency-key`. */
+  body?: unknown;
+  /** The idempotency key of this call; default a fresh UUID. */
+  idempotencyKey?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** A successful (2xx) response. */
+export type ApiResponse = RawResponse;
+
+function baseHeaders(idempotencyKey: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
+  if (idempotencyKey !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['idempotency-key'] = idempotencyKey;
+  }
+  return headers;
+}
+
+/** A prepared call: what stays the same on every attempt. */
+interface PreparedCall {
+  request: ApiRequest;
+  label: string;
+  url: string;
+  bodyText: string | undefined;
+  idempotencyKey: string | undefined;
+}
+
+type AttemptResult = { response: RawResponse } | { error: ServiceError; retryAfter: string | null };
+
+async function runAttempt(
+  options: ResolvedClientOptions,
+  call: PreparedCall,
+  attempt: number,
+): Promise<AttemptResult> {
+  const { request, url, label } = call;
+  const context: RequestContext = {
+    method: request.method,
+    url,
+    headers: baseHeaders(call.idempotencyKey),
+  };
+  if (call.bodyText !== undefined) context.body = request.body;
+  await options.onRequest?.(context);
+  const headers = new Headers(context.headers);
+  headers.set('authorization', `Bearer ${options.apiKey}`);
+  const init: RequestInit = { method: request.method, headers };
+  if (call.bodyText !== undefined) init.body = call.bodyText;
+
+  const started = performance.now();
+  let response: RawResponse;
+  try {
+    response = await sendAttempt({
+      url,
+      label,
+      init,
+      timeout: options.timeout,
+      signal: request.signal,
+      fetch: options.fetch,
+    });
+  } catch (error) {
+    if (error instanceof ServiceError) return { error, retryAfter: null };
+    throw error;
+  }
+  const durationMs = performance.now() - started;
+  await options.onResponse?.({
+    method: request.method,
+    url,
+    status: response.status,
+    durationMs,
+    attempt,
+  });
+  if (response.status >= 200 && response.status <= 299) return { response };
+  return {
+    error: errorFromResponse(response, request, options.apiKey),
+    retryAfter: response.headers.get('retry-after'),
+  };
+}
+
+/**
+ * Sends `request` with the retry policy of SPEC section 5: at most `maxRetries` retries of
+ * retryable failures, each attempt with its own time-out and the same idempotency key, `onRequest`
+ * before and `onResponse` after each attempt, an abortable wait between attempts.
+ * Resolves with the 2xx response; rejects with a `ServiceError` (or what a hook threw).
+ */
+export async function sendRequest(
+  options: ResolvedClientOptions,
+  request: ApiRequest,
+): Promise<ApiResponse> {
+  const query = request.query?.toString() ?? '';
+  const hasBody = request.body !== undefined;
+  const call: PreparedCall = {
+    request,
+    label: `${request.method} ${request.path}`,
+    url: `${options.baseUrl}${request.path}${query === '' ? '' : `?${query}`}`,
+    bodyText: hasBody ? JSON.stringify(request.body) : undefined,
+    idempotencyKey: hasBody ? (request.idempotencyKey ?? crypto.randomUUID()) : undefined,
+  };
+  for (let attempt = 0; ; attempt++) {
+    if (request.signal?.aborted) throw abortedError(call.label, request.signal);
+    const result = await runAttempt(options, call, attempt);
+    if ('response' in result) return result.response;
+    const { error, retryAfter } = result;
+    if (!error.retryable || attempt >= options.maxRetries) throw error;
+    const delay = retryDelay({
+      retry: attempt,
+      retryAfter,
+      now: options.now(),
+      random: options.random,
+    });
+    try {
+      await options.sleep(delay, request.signal);
+    } catch {
+      throw abortedError(call.label, request.signal);
+    }
+  }
+}

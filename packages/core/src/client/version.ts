@@ -1,0 +1,8 @@
+/**
+ * The package version, sent in `User-Agent: churn-risk-node/<version>`. A test keeps it equal to
+ * the `version` field of packages/core/package.json.
+ */
+export const VERSION = '0.1.0';
+
+/** The `User-Agent` header value of every request. */
+export const USER_AGENT = `churn-risk-node/${VERSION}`;
