@@ -1,0 +1,124 @@
+import { alertBody, signHeaders, WEBHOOK_PATH } from '../lib/alert.js';
+import { startChild, type BenchChild } from '../lib/child.js';
+import { signedLoad, statusSummary, type LoadResult } from '../lib/signed-load.js';
+import { formatNumber, formatRatio, markdownTable, median } from '../lib/table.js';
+import type { BenchResult, BenchSettings } from '../lib/types.js';
+
+/** Each adapter and its bare framework route (and the hand-written check, for Express). */
+const COMPARISONS: readonly { framework: string; bare: string; others: readonly string[] }[] = [
+  { framework: 'Express 5', bare: 'express-bare', others: ['express-hand', 'express-ours'] },
+  { framework: 'Fastify 5', bare: 'fastify-bare', others: ['fastify-ours'] },
+  { framework: 'Next route handler', bare: 'next-bare', others: ['next-ours'] },
+];
+
+const LABELS: Record<string, string> = {
+  'express-bare': 'bare route, express.json(), no verification',
+  'express-hand': 'express.raw() + hand-written HMAC check + JSON.parse',
+  'express-ours': 'createMiddleware(receiver)',
+  'fastify-bare': 'bare route, built-in JSON parser, no verification',
+  'fastify-ours': 'churnRiskPlugin',
+  'next-bare': 'bare route handler (await request.json())',
+  'next-ours': 'createRouteHandler(receiver)',
+};
+
+const CONNECTIONS = 32;
+
+/** One signed delivery must get 202, and for our adapters a forged one 401. */
+async function checkServer(name: string, port: number): Promise<void> {
+  const url = `http://127.0.0.1:${port}${WEBHOOK_PATH}`;
+  const body = alertBody();
+  const good = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...signHeaders(body) },
+    body,
+  });
+  if (good.status !== 202) throw new Error(`${name}: a signed delivery got ${good.status}`);
+  if (name.endsWith('bare')) return;
+  const forged = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...signHeaders(body, 'not-the-secret') },
+    body,
+  });
+  if (forged.status !== 401) throw new Error(`${name}: a forged delivery got ${forged.status}`);
+}
+
+/**
+ * HTTP throughput: each server in its own child process, autocannon in this one, targets
+ * interleaved round by round (every round starts with the next target).
+ */
+export async function runHttp(settings: BenchSettings): Promise<BenchResult> {
+  const names = COMPARISONS.flatMap((c) => [c.bare, ...c.others]);
+  const rounds = settings.quick ? 1 : 3;
+  const duration = settings.quick ? 2 : 5;
+  const children = new Map<string, BenchChild<{ port: number }>>();
+  const runs = new Map<string, LoadResult[]>(names.map((n) => [n, []]));
+  try {
+    for (const name of names) {
+      const child = await startChild<{ port: number }>('http/server.ts', [name]);
+      children.set(name, child);
+      await checkServer(name, child.ready.port);
+    }
+    const port = (name: string): number => children.get(name)?.ready.port ?? 0;
+    for (const name of names) {
+      console.error(`http: warm-up ${name}`);
+      await signedLoad(port(name), { connections: CONNECTIONS, duration: settings.quick ? 1 : 2 });
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (let k = 0; k < names.length; k++) {
+        const name = names[(round + k) % names.length] as string;
+        console.error(`http: round ${round + 1}/${rounds} ${name}`);
+        runs.get(name)?.push(await signedLoad(port(name), { connections: CONNECTIONS, duration }));
+      }
+    }
+  } finally {
+    await Promise.all([...children.values()].map((c) => c.kill()));
+  }
+
+  const summary = (name: string): { rps: number; p50: number; p99: number; statuses: string } => {
+    const list = runs.get(name) ?? [];
+    const statuses: Record<string, number> = {};
+    let errors = 0;
+    for (const r of list) {
+      errors += r.errors;
+      for (const [code, n] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+    }
+    return {
+      rps: median(list.map((r) => r.requestsPerSecond)),
+      p50: median(list.map((r) => r.latencyP50)),
+      p99: median(list.map((r) => r.latencyP99)),
+      statuses: statusSummary(statuses, errors),
+    };
+  };
+  const rows: string[][] = [];
+  for (const { framework, bare, others } of COMPARISONS) {
+    const base = summary(bare);
+    for (const name of [bare, ...others]) {
+      const s = summary(name);
+      rows.push([
+        framework,
+        LABELS[name] ?? name,
+        formatNumber(s.rps),
+        formatRatio(s.rps / base.rps),
+        `${s.p50} / ${s.p99}`,
+        s.statuses,
+      ]);
+    }
+  }
+  const table = markdownTable(
+    ['framework', 'server', 'req/s (median)', 'vs bare', 'latency p50 / p99 (ms)', 'answers'],
+    rows,
+  );
+  const notes = [
+    `${CONNECTIONS} connections, ${rounds} round(s) of ${duration} s per server after a warm-up;`,
+    'each request a fresh ~250-byte alert signed when sent. Each server runs in its own child',
+    'process; the receivers are default ones (async mode, dedupe on) with a no-op handler.',
+    'Next: the route handlers are called from a plain node:http server that converts each request',
+    'to a Web `Request` (the same conversion for the bare handler and ours), not from `next start`.',
+  ].join(' ');
+  return {
+    name: 'http',
+    title: 'HTTP throughput (autocannon)',
+    markdown: `${table}\n\n${notes}`,
+    data: Object.fromEntries(runs),
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The HTTP servers compared by the HTTP benchmark, one per child process (`server.ts <name>`).
+ * Every "ours" server uses a default receiver (async mode, dedupe on) with one no-op handler, so
+ * the number is the cost of receiving, verifying, parsing, deduplicating and enqueueing a delivery.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import Fastify from 'fastify';
+import { createReceiver, type Receiver } from '@churn-risk/core';
+import { createMiddleware } from '@churn-risk/express';
+import { churnRiskPlugin } from '@churn-risk/fastify';
+import { createRouteHandler } from '@churn-risk/next';
+import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
+
+const ACCEPTED = { received: true };
+
+function receiver(): Receiver {
+  const r = createReceiver({ secret: SECRET });
+  r.on('churn_risk_alert', () => undefined);
+  return r;
+}
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+/** The check a careful user writes by hand (SPEC 2) on `express.raw()`, then `JSON.parse`. */
+function handVerified(req: express.Request): boolean {
+  const body = req.body as unknown;
+  const signature = req.get('x-service-signature');
+  const timestamp = req.get('x-service-timestamp');
+  if (!Buffer.isBuffer(body) || signature === undefined || timestamp === undefined) return false;
+  if (!/^\d{1,12}$/.test(timestamp) || !signature.startsWith('sha256=')) return false;
+  const given = Buffer.from(signature.slice(7), 'hex');
+  const mac = createHmac('sha256', SECRET).update(timestamp).update('.').update(body).digest();
+  if (given.length !== mac.length || !timingSafeEqual(given, mac)) return false;
+  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
+  const alert = JSON.parse(body.toString('utf8')) as { event?: unknown };
+  return alert.event === 'churn_risk_alert';
+}
+
+/** A plain node:http server that turns each request into a Web `Request` for a route handler. */
+function webServer(handler: (request: Request) => Promise<Response>): Server {
+  return createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string') headers.set(name, value);
+        else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+      }
+      const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, {
+        method: req.method ?? 'GET',
+        headers,
+        ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
+      });
+      handler(request)
+        .then(async (response) => {
+          const body = Buffer.from(await response.arrayBuffer());
+          const out: Record<string, string> = {};
+          response.headers.forEach((value, name) => (out[name] = value));
+          res.writeHead(response.status, out).end(body);
+        })
+        .catch((error: unknown) => {
+          console.error(error);
+          res.writeHead(500).end();
+        });
+    });
+  });
+}
+
+export const SERVERS: Record<string, () => Promise<number>> = {
+  'express-bare': () => {
+    const app = express();
+    app.post(WEBHOOK_PATH, express.json(), (_req, res) => {
+      res.status(202).json(ACCEPTED);
+    });
+    return listen(createServer(app));
+  },
+  'express-hand': () => {
+    const app = express();
+    app.post(WEBHOOK_PATH, express.raw({ type: '*/*', limit: '1mb' }), (req, res) => {
+      if (handVerified(req)) res.status(202).json(ACCEPTED);
+      else res.status(401).json({ error: { code: 'INVALID_SIGNATURE', message: 'no' } });
+    });
+    return listen(createServer(app));
+  },
+  'express-ours': () => {
+    const app = express();
+    app.post(WEBHOOK_PATH, createMiddleware(receiver()));
+    return listen(createServer(app));
+  },
+  'fastify-bare': async () => {
+    const app = Fastify({ logger: false });
+    app.post(WEBHOOK_PATH, async (_request, reply) => reply.code(202).send(ACCEPTED));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    return (app.server.address() as AddressInfo).port;
+  },
+  'fastify-ours': async () => {
+    const app = Fastify({ logger: false });
+    await app.register(churnRiskPlugin, { receiver: receiver(), path: WEBHOOK_PATH });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    return (app.server.address() as AddressInfo).port;
+  },
+  'next-bare': () =>
+    listen(
+      webServer(async (request) => {
+        await request.json();
+        return Response.json(ACCEPTED, { status: 202 });
+      }),
+    ),
+  'next-ours': () => listen(webServer(createRouteHandler(receiver()))),
+};
