@@ -6,7 +6,10 @@ import type { ConformanceRequest, ConformanceResponse, MountedAdapter } from './
  * Sends one request over a real socket to `url` with node:http (the exact body bytes, a
  * Content-Length, no re-encoding) and reads the whole answer.
  */
-export function sendOverHttp(url: string, request: ConformanceRequest): Promise<ConformanceResponse> {
+export function sendOverHttp(
+  url: string,
+  request: ConformanceRequest,
+): Promise<ConformanceResponse> {
   return new Promise((resolve, reject) => {
     const body = request.body === undefined ? undefined : Buffer.from(request.body);
     const headers: Record<string, string | number> = { ...request.headers };

@@ -4,20 +4,13 @@
  */
 import { signPayload, type Receiver } from '@churn-risk/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  NOW_S,
-  SECRET,
-  conformanceReceiver,
-  gate,
-  makeAlert,
-  signedHeaders,
-} from './fixtures.js';
+import { NOW_S, SECRET, conformanceReceiver, gate, makeAlert, signedHeaders } from './fixtures.js';
 
 /** A request as the suite sends it. `body` is sent as these exact bytes. */
 export interface ConformanceRequest {
   method: string;
   headers: Record<string, string>;
-  body?: string | Uint8Array;
+  body?: string | Uint8Array<ArrayBuffer>;
 }
 
 /** What came back. Header names are lower-case; `body` is the response text. */
@@ -162,7 +155,11 @@ export function runConformanceSuite(name: string, mount: MountAdapter): void {
         runs += 1;
       });
       const body = JSON.stringify(makeAlert({ padding: 'x'.repeat(2000) }));
-      expectError(await send({ method: 'POST', headers: signedHeaders(body), body }), 413, 'PAYLOAD_TOO_LARGE');
+      expectError(
+        await send({ method: 'POST', headers: signedHeaders(body), body }),
+        413,
+        'PAYLOAD_TOO_LARGE',
+      );
       // A body within the limit still passes on the same mount.
       const small = JSON.stringify(makeAlert());
       expect(small.length).toBeLessThanOrEqual(256);
@@ -205,7 +202,11 @@ export function runConformanceSuite(name: string, mount: MountAdapter): void {
       const response = await send({ method: 'POST', headers, body });
       expectError(response, 401, 'INVALID_SIGNATURE', [expected, expected.slice('sha256='.length)]);
       // A body changed after signing fails the same way.
-      const tampered = await send({ method: 'POST', headers: signedHeaders(body), body: `${body} ` });
+      const tampered = await send({
+        method: 'POST',
+        headers: signedHeaders(body),
+        body: `${body} `,
+      });
       expectError(tampered, 401, 'INVALID_SIGNATURE');
       await receiver.drain({ timeoutMs: 5000 });
       expect(runs).toBe(0);

@@ -1,0 +1,67 @@
+import {
+  errorResponse,
+  readNodeBody,
+  sendNodeResponse,
+  type Receiver,
+  type RawBody,
+} from '@churn-risk/core';
+import type { Request, RequestHandler, Response } from 'express';
+import type { RequestWithRawBody } from './raw-body-saver.js';
+
+const RAW_BODY_MISSING =
+  'The request body was consumed by a body parser (such as express.json()) and its raw bytes were ' +
+  'not kept, so the webhook signature cannot be verified. Mount the churn-risk middleware before ' +
+  'express.json(), or use express.json({ verify: rawBodySaver }) from @churn-risk/express.';
+
+/** The raw bytes a body parser left: `rawBodySaver`'s copy, `express.raw()`'s Buffer or `express.text()`'s string. */
+function keptBody(req: Request): RawBody | undefined {
+  const { rawBody } = req as RequestWithRawBody;
+  if (rawBody instanceof Uint8Array) return rawBody;
+  const body: unknown = req.body;
+  if (body instanceof Uint8Array || typeof body === 'string') return body;
+  return undefined;
+}
+
+/**
+ * The raw body: kept by a parser, else read from the stream (limit enforced while reading);
+ * `undefined` when a parser consumed it without keeping the bytes.
+ */
+async function rawBodyOf(req: Request, maxBytes: number): Promise<RawBody | null | undefined> {
+  if (req.method !== 'POST') return null; // the receiver answers 405 without reading
+  const kept = keptBody(req);
+  if (kept !== undefined) return kept;
+  // Something read the stream (or parsed it into an object) and kept no bytes: do not wait for it.
+  if (req.readableEnded || (req.body !== undefined && req.body !== null)) return undefined;
+  return readNodeBody(req, { maxBytes });
+}
+
+async function handle(receiver: Receiver, req: Request, res: Response): Promise<void> {
+  try {
+    const body = await rawBodyOf(req, receiver.maxBodyBytes);
+    if (body === undefined) {
+      res.status(500).json({ error: { code: 'RAW_BODY_MISSING', message: RAW_BODY_MISSING } });
+      return;
+    }
+    const result = await receiver.handle({ method: req.method, headers: req.headers, body });
+    sendNodeResponse(res, result);
+  } catch (error) {
+    // 413 while reading (the rest of the body stays unread, so the connection cannot be reused),
+    // or the stream failed. sendNodeResponse does nothing when the client has gone.
+    const result = errorResponse(error);
+    result.headers.connection = 'close';
+    sendNodeResponse(res, result);
+  }
+}
+
+/**
+ * Express middleware that hands churn-risk webhook deliveries to `receiver` and writes back its
+ * answer. Mount it with `app.post(path, ...)` (or `app.all`/`app.use` to answer other methods 405),
+ * before any `express.json()`, or after `express.json({ verify: rawBodySaver })`, `express.raw()`
+ * or `express.text()`. In async mode the alert is processed after the answer has been sent.
+ *
+ * @example
+ * app.post('/webhooks/churn-risk', createMiddleware(receiver));
+ */
+export function createMiddleware(receiver: Receiver): RequestHandler {
+  return (req, res) => handle(receiver, req, res);
+}

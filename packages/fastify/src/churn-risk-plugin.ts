@@ -1,0 +1,72 @@
+import { errorResponse, WebhookVerificationError, type Receiver } from '@churn-risk/core';
+import type { FastifyError, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+
+/** Options of `churnRiskPlugin`. */
+export interface ChurnRiskPluginOptions {
+  /** The receiver that verifies and dispatches deliveries (`createReceiver` of `@churn-risk/core`). */
+  receiver: Receiver;
+  /** The webhook route, relative to the `prefix` the plugin is registered with. */
+  path: string;
+  /** Longest wait for in-flight alerts when the app closes, in milliseconds. Default: no limit. */
+  drainTimeoutMs?: number;
+}
+
+/** Every method goes to the receiver, which answers 405 with `Allow: POST` to all but POST. */
+const METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
+
+function rawBodyOf(request: FastifyRequest): Uint8Array | null {
+  return request.body instanceof Uint8Array ? request.body : null;
+}
+
+const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, done) => {
+  const { receiver, path } = options;
+  // This scope is encapsulated: its parsers apply to the webhook route only, never to sibling routes.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, next) => {
+    next(null, body);
+  });
+
+  app.route({
+    method: METHODS,
+    url: path,
+    bodyLimit: receiver.maxBodyBytes,
+    async handler(request: FastifyRequest, reply: FastifyReply) {
+      const { method, headers } = request;
+      const result = await receiver.handle({ method, headers, body: rawBodyOf(request) });
+      return reply.code(result.status).headers(result.headers).send(result.body);
+    },
+    errorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+      // Fastify stops reading at `bodyLimit`: answer with the receiver's own 413 body.
+      if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw error;
+      const tooLarge = new WebhookVerificationError(
+        'PAYLOAD_TOO_LARGE',
+        `The body is larger than the limit of ${receiver.maxBodyBytes} bytes.`,
+      );
+      const result = errorResponse(tooLarge);
+      void reply.code(result.status).headers(result.headers).send(result.body);
+    },
+  });
+
+  app.addHook('onClose', async () => {
+    const { drainTimeoutMs } = options;
+    await receiver.drain(drainTimeoutMs === undefined ? {} : { timeoutMs: drainTimeoutMs });
+  });
+  done();
+};
+
+/**
+ * Fastify plugin that mounts a churn-risk webhook route. The route gets its own raw-body parser
+ * for every content type and the receiver's body limit, inside its own encapsulated scope, so the
+ * app's other routes keep parsing JSON; `prefix` applies as for any plugin. When the app closes,
+ * the receiver is drained (in-flight alerts finish).
+ *
+ * @example
+ * await app.register(churnRiskPlugin, { receiver, path: '/webhooks/churn-risk' });
+ */
+export const churnRiskPlugin: FastifyPluginCallback<ChurnRiskPluginOptions> = fp(plugin, {
+  fastify: '5.x',
+  name: '@churn-risk/fastify',
+  // Keep the scope: the raw-body parser must not leak to the app's other routes.
+  encapsulate: true,
+});
