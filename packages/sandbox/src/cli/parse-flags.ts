@@ -1,0 +1,27 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from './cli-io.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Parses a command's flags strictly (unknown flags and stray arguments are a `UsageError`). */
+export function parseFlags<O extends Options>(
+  args: string[],
+  options: O,
+): ReturnType<
+  typeof parseArgs<{ options: O; strict: true; allowPositionals: false; args: string[] }>
+>['values'] {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A port flag: a whole number 0..65535. */
+export function parsePort(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535)
+    throw new UsageError(`--port must be a whole number 0..65535, got "${value}".`);
+  return port;
+}

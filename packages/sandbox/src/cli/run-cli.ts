@@ -1,0 +1,41 @@
+import { EXIT, UsageError, type CliIo } from './cli-io.js';
+import { SANDBOX_HELP, sandboxCommand } from './sandbox-command.js';
+import { TRIGGER_HELP, triggerCommand } from './trigger-command.js';
+
+export const TOP_HELP = `Usage: churn-risk <command> [options]
+
+Commands:
+  sandbox   Run a local churn-risk service (prints its URL, API key and webhook secret)
+  trigger   Send one signed test alert to a webhook and print the answer
+
+Run "churn-risk <command> --help" for the options of a command.
+`;
+
+const COMMANDS: Record<
+  string,
+  { run: (args: string[], io: CliIo) => Promise<number>; help: string }
+> = {
+  sandbox: { run: sandboxCommand, help: SANDBOX_HELP },
+  trigger: { run: triggerCommand, help: TRIGGER_HELP },
+};
+
+/** Runs the `churn-risk` CLI with `argv` (without node and the script); resolves with the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.out(TOP_HELP);
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) {
+    io.err(`churn-risk: unknown command "${name}".\n\n${TOP_HELP}`);
+    return EXIT.usage;
+  }
+  try {
+    return await command.run(args, io);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`churn-risk ${name}: ${error.message}\nRun "churn-risk ${name} --help" for usage.\n`);
+    return EXIT.usage;
+  }
+}

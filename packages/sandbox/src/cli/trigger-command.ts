@@ -1,0 +1,84 @@
+import { signPayload, type ChurnRiskAlert } from '@churn-risk/core';
+import { DELIVERY_POLICY } from '../deliveries/retry-schedule.js';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../deliveries/send-attempt.js';
+import { RECOMMENDATIONS } from '../scoring/signal-table.js';
+import { tierFor } from '../scoring/tier.js';
+import { EXIT, UsageError, type CliIo } from './cli-io.js';
+import { parseFlags } from './parse-flags.js';
+
+export const TRIGGER_HELP = `Usage: churn-risk trigger --url <webhook> --secret <secret> [options]
+
+Sends one signed test churn_risk_alert to a webhook, as the service would, and prints the
+status and body of the answer. Exits 0 on a 2xx answer, 1 otherwise.
+
+Options:
+  --url <url>        The webhook URL (required)
+  --secret <secret>  The webhook signing secret (required)
+  --user <userId>    userId of the alert (default user_test_1)
+  --score <0..1>     score of the alert (default 0.82); the tier follows from it
+  -h, --help         Show this help
+`;
+
+/** The test alert `trigger` sends. */
+export function testAlert(userId: string, score: number, now: number): ChurnRiskAlert {
+  return {
+    event: 'churn_risk_alert',
+    userId,
+    score,
+    tier: tierFor(score),
+    signals: ['payment_failed', 'usage_declining'],
+    recommendation: RECOMMENDATIONS.payment_failed,
+    triggeredAt: new Date(now).toISOString(),
+  };
+}
+
+function parseScore(value: string | undefined): number {
+  if (value === undefined) return 0.82;
+  const score = Number(value);
+  if (value.trim() === '' || !Number.isFinite(score) || score < 0 || score > 1) {
+    throw new UsageError(`--score must be a number from 0 to 1, got "${value}".`);
+  }
+  return score;
+}
+
+/** `churn-risk trigger`: resolves with the exit code. */
+export async function triggerCommand(args: string[], io: CliIo): Promise<number> {
+  const flags = parseFlags(args, {
+    url: { type: 'string' },
+    secret: { type: 'string' },
+    user: { type: 'string' },
+    score: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (flags.help === true) {
+    io.out(TRIGGER_HELP);
+    return EXIT.ok;
+  }
+  if (flags.url === undefined || flags.secret === undefined)
+    throw new UsageError('--url and --secret are required.');
+  if (!URL.canParse(flags.url)) throw new UsageError(`--url is not a URL: "${flags.url}".`);
+  const userId = flags.user ?? 'user_test_1';
+  if (userId === '') throw new UsageError('--user must not be empty.');
+  const body = JSON.stringify(testAlert(userId, parseScore(flags.score), Date.now()));
+  const { signature, timestamp } = signPayload({ body, secret: flags.secret });
+  try {
+    const response = await fetch(flags.url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        [SIGNATURE_HEADER]: signature,
+        [TIMESTAMP_HEADER]: timestamp,
+      },
+      body,
+      signal: AbortSignal.timeout(DELIVERY_POLICY.timeoutMs),
+    });
+    const text = await response.text();
+    io.out(`HTTP ${response.status}\n${text}${text.endsWith('\n') || text === '' ? '' : '\n'}`);
+    return response.ok ? EXIT.ok : EXIT.failed;
+  } catch (error) {
+    const cause =
+      error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    io.err(`Delivery failed: ${error instanceof Error ? error.message : String(error)}${cause}\n`);
+    return EXIT.failed;
+  }
+}
