@@ -1,10 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChurnRiskClient, PRODUCTION_BASE_URL, STAGING_BASE_URL } from '@churn-risk/core';
-import { API_KEY, startFakeService, type FakeService, type RecordedRequest } from './fake-service.test-util.js';
+import {
+  API_KEY,
+  startFakeService,
+  type FakeService,
+  type RecordedRequest,
+} from './fake-service.test-util.js';
 import { USER_AGENT } from './version.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const score = { userId: 'u1', score: 0.82, tier: 'high', signals: ['inactive_14d'], recommendation: 'Call them' };
+const score = {
+  userId: 'u1',
+  score: 0.82,
+  tier: 'high',
+  signals: ['inactive_14d'],
+  recommendation: 'Call them',
+};
 
 let service: FakeService;
 let client: ChurnRiskClient;
@@ -47,7 +58,12 @@ describe('routes, headers and bodies', () => {
 
   it('track: POST /v1/events with the item, 202 {"accepted":1}', async () => {
     service.reply({ status: 202, body: { accepted: 1 } });
-    const item = { userId: 'u1', event: 'login', properties: { device: 'ios' }, timestamp: '2025-01-02T03:04:05Z' };
+    const item = {
+      userId: 'u1',
+      event: 'login',
+      properties: { device: 'ios' },
+      timestamp: '2025-01-02T03:04:05Z',
+    };
     await expect(client.track(item)).resolves.toEqual({ accepted: 1 });
     const request = only();
     expect(request.method).toBe('POST');
@@ -90,22 +106,37 @@ describe('routes, headers and bodies', () => {
   it('getAtRiskUsers: GET /v1/at-risk with threshold, plan, limit, offset', async () => {
     const page = { users: [{ ...score }], total: 1, offset: 10, limit: 20 };
     service.reply({ status: 200, body: page });
-    await expect(client.getAtRiskUsers({ threshold: 0.7, plan: 'pro', limit: 20, offset: 10 })).resolves.toEqual(page);
+    await expect(
+      client.getAtRiskUsers({ threshold: 0.7, plan: 'pro', limit: 20, offset: 10 }),
+    ).resolves.toEqual(page);
     const request = only();
     expect(request.method).toBe('GET');
     expect(request.path).toBe('/v1/at-risk');
-    expect(Object.fromEntries(request.query)).toEqual({ threshold: '0.7', plan: 'pro', limit: '20', offset: '10' });
+    expect(Object.fromEntries(request.query)).toEqual({
+      threshold: '0.7',
+      plan: 'pro',
+      limit: '20',
+      offset: '10',
+    });
     expectCommonHeaders(request, false);
   });
 
   it('getAtRiskUsers sends the defaults (threshold 0.5, limit 50, offset 0) and no plan', async () => {
     service.reply({ status: 200, body: { users: [], total: 0, offset: 0, limit: 50 } });
     await client.getAtRiskUsers();
-    expect(Object.fromEntries(only().query)).toEqual({ threshold: '0.5', limit: '50', offset: '0' });
+    expect(Object.fromEntries(only().query)).toEqual({
+      threshold: '0.5',
+      limit: '50',
+      offset: '0',
+    });
   });
 
   it('watch: PUT /v1/users/{userId}/watch with WatchOptions, 200 WatchedUser', async () => {
-    const watch = { threshold: 0.6, webhook: 'https://hooks.example.com/churn', cooldown: '24h' } as const;
+    const watch = {
+      threshold: 0.6,
+      webhook: 'https://hooks.example.com/churn',
+      cooldown: '24h',
+    } as const;
     service.reply({ status: 200, body: { userId: 'u1', ...watch } });
     await expect(client.watch('u1', watch)).resolves.toEqual({ userId: 'u1', ...watch });
     const request = only();
@@ -115,7 +146,11 @@ describe('routes, headers and bodies', () => {
   });
 
   it('watch accepts an http:// loopback webhook when the base URL is loopback (the sandbox)', async () => {
-    const watch = { threshold: 0.6, webhook: 'http://localhost:3000/hook', cooldown: '2d' } as const;
+    const watch = {
+      threshold: 0.6,
+      webhook: 'http://localhost:3000/hook',
+      cooldown: '2d',
+    } as const;
     service.reply({ status: 200, body: { userId: 'u1', ...watch } });
     await expect(client.watch('u1', watch)).resolves.toMatchObject({ webhook: watch.webhook });
     expect(only().json).toEqual(watch);
@@ -138,12 +173,14 @@ describe('routes, headers and bodies', () => {
 describe('base URL', () => {
   it('production by default, staging by env, baseUrl wins and loses its trailing slash', () => {
     expect(new ChurnRiskClient({ apiKey: 'k' }).baseUrl).toBe(PRODUCTION_BASE_URL);
-    expect(new ChurnRiskClient({ apiKey: 'k', env: 'production' }).baseUrl).toBe('https://api.churn-risk.example');
+    expect(new ChurnRiskClient({ apiKey: 'k', env: 'production' }).baseUrl).toBe(
+      'https://api.churn-risk.example',
+    );
     expect(new ChurnRiskClient({ apiKey: 'k', env: 'staging' }).baseUrl).toBe(STAGING_BASE_URL);
     expect(STAGING_BASE_URL).toBe('https://api.staging.churn-risk.example');
-    expect(new ChurnRiskClient({ apiKey: 'k', env: 'staging', baseUrl: 'http://127.0.0.1:9/' }).baseUrl).toBe(
-      'http://127.0.0.1:9',
-    );
+    expect(
+      new ChurnRiskClient({ apiKey: 'k', env: 'staging', baseUrl: 'http://127.0.0.1:9/' }).baseUrl,
+    ).toBe('http://127.0.0.1:9');
   });
 
   it('keeps a path prefix of baseUrl', async () => {
@@ -174,9 +211,18 @@ describe('hooks', () => {
     expect(only().headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(seen).toHaveLength(2);
     const [request, response] = seen as [Record<string, unknown>, Record<string, unknown>];
-    expect(request).toMatchObject({ method: 'POST', url: `${service.url}/v1/events`, body: { userId: 'u1', event: 'login' } });
+    expect(request).toMatchObject({
+      method: 'POST',
+      url: `${service.url}/v1/events`,
+      body: { userId: 'u1', event: 'login' },
+    });
     expect(JSON.stringify(request)).not.toContain(API_KEY);
-    expect(response).toMatchObject({ method: 'POST', url: `${service.url}/v1/events`, status: 202, attempt: 0 });
+    expect(response).toMatchObject({
+      method: 'POST',
+      url: `${service.url}/v1/events`,
+      status: 202,
+      attempt: 0,
+    });
     expect(response.durationMs).toEqual(expect.any(Number));
     expect(response.durationMs as number).toBeGreaterThanOrEqual(0);
   });

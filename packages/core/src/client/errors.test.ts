@@ -40,7 +40,13 @@ describe('status to code, when the body has no code', () => {
   it.each(rows)('%i answers code %s (retryable %s)', async (status, code, retryable) => {
     service.reply({ status, raw: 'oops, not json', headers: { 'x-request-id': `req_${status}` } });
     const error = await failure(client.getRiskScore('u1'));
-    expect(error).toMatchObject({ name: 'ServiceError', status, code, retryable, requestId: `req_${status}` });
+    expect(error).toMatchObject({
+      name: 'ServiceError',
+      status,
+      code,
+      retryable,
+      requestId: `req_${status}`,
+    });
     expect(error.message).toContain(String(status));
     expect(isServiceError(error)).toBe(true);
     expect(service.requests).toHaveLength(1);
@@ -50,19 +56,33 @@ describe('status to code, when the body has no code', () => {
 describe('error bodies', () => {
   it('takes code, message and details from the service error body', async () => {
     const details = [{ path: 'events[0].event', message: 'unknown event' }];
-    service.reply({ status: 422, body: { error: { code: 'UNKNOWN_EVENT', message: 'no such event', details } } });
+    service.reply({
+      status: 422,
+      body: { error: { code: 'UNKNOWN_EVENT', message: 'no such event', details } },
+    });
     const error = await failure(client.track({ userId: 'u1', event: 'x' }));
-    expect(error).toMatchObject({ status: 422, code: 'UNKNOWN_EVENT', message: 'no such event', details });
+    expect(error).toMatchObject({
+      status: 422,
+      code: 'UNKNOWN_EVENT',
+      message: 'no such event',
+      details,
+    });
     expect(error.requestId).toBeUndefined();
   });
 
   it('404 of an unknown user is NOT_FOUND', async () => {
     service.reply({ status: 404, body: { error: { code: 'NOT_FOUND', message: 'unknown user' } } });
-    await expect(client.getRiskScore('nobody')).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    await expect(client.getRiskScore('nobody')).rejects.toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+    });
   });
 
   it('never carries the API key in a message, even when the service echoes it', async () => {
-    service.reply({ status: 401, body: { error: { code: 'UNAUTHORIZED', message: `bad key ${API_KEY}` } } });
+    service.reply({
+      status: 401,
+      body: { error: { code: 'UNAUTHORIZED', message: `bad key ${API_KEY}` } },
+    });
     const error = await failure(client.getRiskScore('u1'));
     expect(error.code).toBe('UNAUTHORIZED');
     expect(error.message).not.toContain(API_KEY);
@@ -74,7 +94,12 @@ describe('malformed success responses are SERVER_ERROR with the cause', () => {
   it('a body that is not JSON', async () => {
     service.reply({ status: 200, raw: '<html>', headers: { 'x-request-id': 'req_1' } });
     const error = await failure(client.getRiskScore('u1'));
-    expect(error).toMatchObject({ code: 'SERVER_ERROR', status: 200, requestId: 'req_1', retryable: false });
+    expect(error).toMatchObject({
+      code: 'SERVER_ERROR',
+      status: 200,
+      requestId: 'req_1',
+      retryable: false,
+    });
     expect(error.cause).toBeInstanceOf(SyntaxError);
   });
 
@@ -111,14 +136,22 @@ describe('failures without a response', () => {
   });
 
   it('an attempt past its time-out is TIMEOUT', async () => {
-    const slow = new ChurnRiskClient({ apiKey: API_KEY, baseUrl: service.url, maxRetries: 0, timeout: 50 });
+    const slow = new ChurnRiskClient({
+      apiKey: API_KEY,
+      baseUrl: service.url,
+      maxRetries: 0,
+      timeout: 50,
+    });
     service.reply({ hang: true });
-    await expect(slow.getRiskScore('u1')).rejects.toMatchObject({ code: 'TIMEOUT', retryable: true });
+    await expect(slow.getRiskScore('u1')).rejects.toMatchObject({
+      code: 'TIMEOUT',
+      retryable: true,
+    });
   });
 
   it('an aborted call is ABORTED with the reason as cause', async () => {
     const controller = new AbortController();
-    service.reply((request) => {
+    service.reply(() => {
       controller.abort(new Error('user left'));
       return { hang: true };
     });
@@ -129,7 +162,9 @@ describe('failures without a response', () => {
   });
 
   it('a signal aborted before the call sends nothing', async () => {
-    await expect(client.getRiskScore('u1', { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'ABORTED' });
+    await expect(client.getRiskScore('u1', { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      code: 'ABORTED',
+    });
     expect(service.requests).toHaveLength(0);
   });
 });

@@ -50,7 +50,9 @@ function send(res: import('node:http').ServerResponse, reply: Reply): void {
   res.end(text);
 }
 
-export async function startFakeService(fallback: Handler = () => ({ status: 200, body: {} })): Promise<FakeService> {
+export async function startFakeService(
+  fallback: Handler = () => ({ status: 200, body: {} }),
+): Promise<FakeService> {
   const requests: RecordedRequest[] = [];
   const queue: (Reply | Handler)[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
@@ -79,7 +81,9 @@ export async function startFakeService(fallback: Handler = () => ({ status: 200,
       requests.push(recorded);
       for (const waiter of waiters.filter((w) => requests.length >= w.count)) waiter.resolve();
       const next = queue.shift() ?? fallback;
-      void Promise.resolve(typeof next === 'function' ? next(recorded) : next).then((reply) => send(res, reply));
+      void Promise.resolve(typeof next === 'function' ? next(recorded) : next).then((reply) => {
+        send(res, reply);
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -89,17 +93,24 @@ export async function startFakeService(fallback: Handler = () => ({ status: 200,
     requests,
     reply: (...replies) => queue.push(...replies),
     waitForRequests: (count) =>
-      requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
+      requests.length >= count
+        ? Promise.resolve()
+        : new Promise((resolve) => waiters.push({ count, resolve })),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        server.close(() => {
+          resolve();
+        });
       }),
   };
 }
 
 /** A sleep that records each delay and returns at once (unless the signal is already aborted). */
-export function recordingSleep(): { delays: number[]; sleep: (ms: number, signal?: AbortSignal) => Promise<void> } {
+export function recordingSleep(): {
+  delays: number[];
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+} {
   const delays: number[] = [];
   return {
     delays,

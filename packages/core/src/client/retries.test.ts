@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChurnRiskClient, type ClientOptions, type ResponseContext } from '@churn-risk/core';
 import { abortableSleep } from './abortable-sleep.js';
-import { API_KEY, recordingSleep, startFakeService, type FakeService } from './fake-service.test-util.js';
+import {
+  API_KEY,
+  recordingSleep,
+  startFakeService,
+  type FakeService,
+} from './fake-service.test-util.js';
 
 let service: FakeService;
 
@@ -73,7 +78,8 @@ describe('retries', () => {
   it('onRequest runs before every attempt, onResponse after every response with attempt 0, 1, 2', async () => {
     const events: string[] = [];
     const { client } = makeClient({
-      onRequest: (c) => void events.push(`request ${c.headers['idempotency-key'] === undefined ? '-' : 'key'}`),
+      onRequest: (c) =>
+        void events.push(`request ${c.headers['idempotency-key'] === undefined ? '-' : 'key'}`),
       onResponse: (c) => void events.push(`response ${c.status} #${c.attempt}`),
     });
     service.reply({ status: 503 }, { destroy: true }, { status: 429 }, accepted);
@@ -108,14 +114,21 @@ describe('retries', () => {
 describe('Retry-After', () => {
   it('waits the seconds it gives', async () => {
     const { client, delays } = makeClient();
-    service.reply({ status: 429, headers: { 'retry-after': '7' } }, { status: 503, headers: { 'retry-after': '0' } }, accepted);
+    service.reply(
+      { status: 429, headers: { 'retry-after': '7' } },
+      { status: 503, headers: { 'retry-after': '0' } },
+      accepted,
+    );
     await client.track(item);
     expect(delays).toEqual([7000, 0]);
   });
 
   it('waits until the HTTP date it gives', async () => {
     const { client, delays } = makeClient();
-    service.reply({ status: 503, headers: { 'retry-after': 'Wed, 21 Oct 2015 07:28:12 GMT' } }, accepted);
+    service.reply(
+      { status: 503, headers: { 'retry-after': 'Wed, 21 Oct 2015 07:28:12 GMT' } },
+      accepted,
+    );
     await client.track(item);
     expect(delays).toEqual([12_000]);
   });
@@ -136,7 +149,9 @@ describe('abort', () => {
       controller.abort();
       return { hang: true };
     }, accepted);
-    await expect(client.track(item, { signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED' });
+    await expect(client.track(item, { signal: controller.signal })).rejects.toMatchObject({
+      code: 'ABORTED',
+    });
     expect(service.requests).toHaveLength(1);
   });
 

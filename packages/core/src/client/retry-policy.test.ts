@@ -27,7 +27,9 @@ describe('retry policy', () => {
     expect([0, 1, 2, 3, 4, 5, 9].map((retry) => backoffDelay(retry, () => 0.999_999_9))).toEqual([
       500, 1000, 2000, 4000, 8000, 8000, 8000,
     ]);
-    expect([0, 1, 2, 3, 4, 5].map((retry) => backoffDelay(retry, () => 0))).toEqual([375, 750, 1500, 3000, 6000, 6000]);
+    expect([0, 1, 2, 3, 4, 5].map((retry) => backoffDelay(retry, () => 0))).toEqual([
+      375, 750, 1500, 3000, 6000, 6000,
+    ]);
     expect(backoffDelay(2, () => 0.5)).toBe(1750);
     expect(RETRY_POLICY.defaultMaxRetries).toBe(3);
   });

@@ -13,11 +13,14 @@ describe('codeForStatus', () => {
       422: 'VALIDATION_ERROR',
       429: 'RATE_LIMITED',
     });
-    for (const [status, code] of Object.entries(STATUS_CODES)) expect(codeForStatus(Number(status))).toBe(code);
+    for (const [status, code] of Object.entries(STATUS_CODES))
+      expect(codeForStatus(Number(status))).toBe(code);
   });
 
   it('maps every 5xx to SERVER_ERROR and other statuses to HTTP_ERROR', () => {
-    for (const status of [500, 501, 502, 503, 504, 599]) expect(codeForStatus(status)).toBe('SERVER_ERROR');
-    for (const status of [302, 405, 409, 418, 451, 600]) expect(codeForStatus(status)).toBe('HTTP_ERROR');
+    for (const status of [500, 501, 502, 503, 504, 599])
+      expect(codeForStatus(status)).toBe('SERVER_ERROR');
+    for (const status of [302, 405, 409, 418, 451, 600])
+      expect(codeForStatus(status)).toBe('HTTP_ERROR');
   });
 });

@@ -73,7 +73,11 @@ describe('validation before any request', () => {
   it.each([
     ['threshold above 1', { ...watch, threshold: 1.5 }, 'threshold'],
     ['threshold missing', { webhook: watch.webhook, cooldown: '1d' }, 'threshold'],
-    ['webhook http:// to a public host', { ...watch, webhook: 'http://hooks.example.com/x' }, 'webhook'],
+    [
+      'webhook http:// to a public host',
+      { ...watch, webhook: 'http://hooks.example.com/x' },
+      'webhook',
+    ],
     ['webhook not a URL', { ...watch, webhook: 'not a url' }, 'webhook'],
     ['webhook ftp://', { ...watch, webhook: 'ftp://hooks.example.com/x' }, 'webhook'],
     ['cooldown 0h', { ...watch, cooldown: '0h' }, 'cooldown'],
@@ -95,7 +99,9 @@ describe('validation before any request', () => {
         return Promise.resolve(new Response(null, { status: 204 }));
       },
     });
-    await expect(remote.watch('u1', { ...watch, webhook: 'http://127.0.0.1:3000/hook' })).rejects.toMatchObject({
+    await expect(
+      remote.watch('u1', { ...watch, webhook: 'http://127.0.0.1:3000/hook' }),
+    ).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
     });
     expect(fetched).toBe(0);
@@ -104,12 +110,27 @@ describe('validation before any request', () => {
   it.each([
     ['event empty', { userId: 'u1', event: '' }, 'event'],
     ['event missing', { userId: 'u1' }, 'event'],
-    ['timestamp not ISO 8601', { userId: 'u1', event: 'login', timestamp: 'yesterday' }, 'timestamp'],
-    ['property an object', { userId: 'u1', event: 'login', properties: { nested: { a: 1 } } }, 'properties.nested'],
-    ['property an array', { userId: 'u1', event: 'login', properties: { list: [1] } }, 'properties.list'],
+    [
+      'timestamp not ISO 8601',
+      { userId: 'u1', event: 'login', timestamp: 'yesterday' },
+      'timestamp',
+    ],
+    [
+      'property an object',
+      { userId: 'u1', event: 'login', properties: { nested: { a: 1 } } },
+      'properties.nested',
+    ],
+    [
+      'property an array',
+      { userId: 'u1', event: 'login', properties: { list: [1] } },
+      'properties.list',
+    ],
   ])('track: %s', async (_name, item, field) => {
     await rejectsBeforeSending(() => client.track(loose(item)), field);
-    await rejectsBeforeSending(() => client.trackBulk([{ userId: 'ok', event: 'ok' }, loose(item)]), `items[1].${field}`);
+    await rejectsBeforeSending(
+      () => client.trackBulk([{ userId: 'ok', event: 'ok' }, loose(item)]),
+      `items[1].${field}`,
+    );
   });
 
   it('trackBulk: an empty list, or a bad item anywhere in a long list, sends nothing', async () => {
@@ -145,7 +166,9 @@ describe('client options', () => {
     ['maxRetries -1', { apiKey: 'k', maxRetries: -1 }, 'maxRetries'],
     ['maxRetries 1.5', { apiKey: 'k', maxRetries: 1.5 }, 'maxRetries'],
   ])('throws VALIDATION_ERROR for %s', (_name, options, field) => {
-    expect(() => new ChurnRiskClient(options as ClientOptions)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
+    expect(() => new ChurnRiskClient(options as ClientOptions)).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_ERROR' }),
+    );
     expect(() => new ChurnRiskClient(options as ClientOptions)).toThrow(field);
   });
 });
