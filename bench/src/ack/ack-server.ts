@@ -15,7 +15,7 @@ const receiver = createReceiver({ secret: SECRET });
 receiver.on('churn_risk_alert', async () => {
   if (handlerMs > 0) await sleep(handlerMs);
 });
-const server = createServer(receiver.node);
+const server = createServer((req, res) => void receiver.node(req, res));
 server.listen(0, '127.0.0.1', () => {
   tellParent({ port: (server.address() as AddressInfo).port });
 });

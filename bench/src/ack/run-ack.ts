@@ -54,7 +54,8 @@ export async function runAck(settings: BenchSettings): Promise<BenchResult> {
     let errors = 0;
     for (const r of list) {
       errors += r.errors;
-      for (const [code, n] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+      for (const [code, n] of Object.entries(r.statuses))
+        statuses[code] = (statuses[code] ?? 0) + n;
     }
     return [
       `${ms / 1000} s`,

@@ -31,7 +31,11 @@ export async function runMemory(_settings: BenchSettings): Promise<BenchResult> 
   ];
   const table = markdownTable(
     ['measure', 'before', `after ${formatNumber(count)} alerts`, 'growth', 'per alert'],
-    [row('RSS', 'rss'), row('V8 heap used', 'heapUsed'), row('external + ArrayBuffers', 'external')],
+    [
+      row('RSS', 'rss'),
+      row('V8 heap used', 'heapUsed'),
+      row('external + ArrayBuffers', 'external'),
+    ],
   );
   const answers = Object.entries(r.statuses)
     .map(([code, n]) => `${code}: ${n}`)

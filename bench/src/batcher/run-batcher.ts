@@ -133,7 +133,14 @@ export async function runBatcher(settings: BenchSettings): Promise<BenchResult> 
     ];
   });
   const table = markdownTable(
-    ['variant', 'requests', 'wall time (ms)', 'of which push() loop (ms)', 'events/s', 'speed vs fetch loop'],
+    [
+      'variant',
+      'requests',
+      'wall time (ms)',
+      'of which push() loop (ms)',
+      'events/s',
+      'speed vs fetch loop',
+    ],
     rows,
   );
   const notes =
@@ -142,6 +149,6 @@ export async function runBatcher(settings: BenchSettings): Promise<BenchResult> 
     'options) in a child process. The batcher gets `maxQueueSize: 100000` so that pushing ' +
     'everything at once drops nothing (the default 10,000 would drop the oldest, by design); ' +
     'wall time is from the first `push` to `destroy()` resolving. Every run checks that the ' +
-    'sandbox stored all 100,000 events. Requests counted with the client\'s `onRequest` hook.';
+    "sandbox stored all 100,000 events. Requests counted with the client's `onRequest` hook.";
   return { name: 'batcher', title: 'Event batcher', markdown: `${table}\n\n${notes}`, data: runs };
 }

@@ -80,7 +80,8 @@ export async function runHttp(settings: BenchSettings): Promise<BenchResult> {
     let errors = 0;
     for (const r of list) {
       errors += r.errors;
-      for (const [code, n] of Object.entries(r.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+      for (const [code, n] of Object.entries(r.statuses))
+        statuses[code] = (statuses[code] ?? 0) + n;
     }
     return {
       rps: median(list.map((r) => r.requestsPerSecond)),

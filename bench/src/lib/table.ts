@@ -1,5 +1,8 @@
 /** A Markdown table; numbers are expected to be formatted by the caller. */
-export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+export function markdownTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+): string {
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }

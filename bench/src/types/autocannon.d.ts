@@ -1,16 +1,16 @@
 // The part of autocannon 8's programmatic API the benchmarks use (it ships no types; a local
 // declaration avoids a dependency on @types/autocannon, which describes version 7).
 declare module 'autocannon' {
-  interface RequestParams {
+  export interface RequestParams {
     method?: string;
     path?: string;
     headers?: Record<string, string>;
     body?: string | Buffer;
   }
-  interface Request extends RequestParams {
+  export interface Request extends RequestParams {
     setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams;
   }
-  interface Options {
+  export interface Options {
     url: string;
     connections?: number;
     pipelining?: number;
@@ -19,7 +19,7 @@ declare module 'autocannon' {
     timeout?: number;
     requests?: Request[];
   }
-  interface Histogram {
+  export interface Histogram {
     average: number;
     mean: number;
     stddev: number;
@@ -32,7 +32,7 @@ declare module 'autocannon' {
     p99_9?: number;
     p999?: number;
   }
-  interface Result {
+  export interface Result {
     requests: Histogram & { sent: number };
     latency: Histogram;
     throughput: Histogram;

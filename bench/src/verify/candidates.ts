@@ -78,7 +78,8 @@ function candidatesFor(d: Delivery): Candidate[] {
           .update('.')
           .update(d.buffer)
           .digest();
-        if (given.length !== mac.length || !timingSafeEqual(given, mac)) throw new Error('no match');
+        if (given.length !== mac.length || !timingSafeEqual(given, mac))
+          throw new Error('no match');
       },
     },
     { name: OURS_NODE, fn: () => verifySignature({ ...ours, secret: SECRET }) },

@@ -43,10 +43,7 @@ export async function loadNobleVerifier(): Promise<{
  * Proves that `verifier` computes its HMAC with `backend` (counts calls through a temporary wrap):
  * guards against measuring node:crypto twice if module resolution ever changes.
  */
-export function assertUsesBackend(
-  backend: typeof HmacWebModule.backend,
-  run: () => void,
-): void {
+export function assertUsesBackend(backend: typeof HmacWebModule.backend, run: () => void): void {
   const original = backend.hmacSha256;
   let calls = 0;
   const mutable = backend as { hmacSha256: typeof original };

@@ -2,7 +2,13 @@ import { alertBody } from '../lib/alert.js';
 import { roundRobin, type CandidateResult } from '../lib/round-robin.js';
 import { formatNumber, formatRatio, markdownTable } from '../lib/table.js';
 import type { BenchResult, BenchSettings } from '../lib/types.js';
-import { BARE, OURS_NAMES, OURS_NODE, OURS_VERIFIER_NODE, verifiedCandidates } from './candidates.js';
+import {
+  BARE,
+  OURS_NAMES,
+  OURS_NODE,
+  OURS_VERIFIER_NODE,
+  verifiedCandidates,
+} from './candidates.js';
 
 const SIZES: readonly { label: string; bytes: number | undefined }[] = [
   { label: '~250 B alert', bytes: undefined },
@@ -60,5 +66,10 @@ export async function runVerify(settings: BenchSettings): Promise<BenchResult> {
       `#### ${size.label} (${formatNumber(body.length)} bytes)\n\n${tableFor(results)}\n\n${goals(results).join('\n')}`,
     );
   }
-  return { name: 'verify', title: 'Verification throughput', markdown: sections.join('\n\n'), data };
+  return {
+    name: 'verify',
+    title: 'Verification throughput',
+    markdown: sections.join('\n\n'),
+    data,
+  };
 }
