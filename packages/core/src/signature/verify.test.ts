@@ -1,6 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { isWebhookVerificationError } from '../errors/webhook-verification-error.js';
+import {
+  isWebhookVerificationError,
+  type WebhookVerificationError,
+} from '../errors/webhook-verification-error.js';
 
 type SignatureApi = typeof import('./index.js');
 
@@ -15,7 +18,7 @@ function independent(secret: string, signedText: string): string {
 }
 
 /** The error thrown by `run`, or a failure when nothing is thrown. */
-function thrown(run: () => void): { code: string; status: number; message: string } {
+function thrown(run: () => void): WebhookVerificationError {
   try {
     run();
   } catch (error) {
@@ -199,7 +202,7 @@ describe.each(['node:crypto', '@noble/hashes'] as const)(
         ];
         for (const overrides of cases) {
           const error = thrown(() => verify(overrides));
-          const everything = `${error.message} ${JSON.stringify(error)} ${String((error as Error).stack)}`;
+          const everything = `${error.message} ${JSON.stringify(error)} ${String(error.stack)}`;
           expect(everything).not.toContain(SECRET);
           expect(everything).not.toContain(expectedHex);
           expect(everything.toLowerCase()).not.toContain(expectedHex.slice(0, 16));

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { createWorkQueue } from './work-queue.js';
+
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+describe('createWorkQueue', () => {
+  it('runs at most `concurrency` tasks, in arrival order, and refuses beyond maxQueue', async () => {
+    const queue = createWorkQueue(2, 2);
+    const gates = Array.from({ length: 5 }, gate);
+    const started: number[] = [];
+    let peak = 0;
+    const pushed = gates.map((g, i) =>
+      queue.tryPush(async () => {
+        started.push(i);
+        peak = Math.max(peak, queue.running);
+        await g.promise;
+      }),
+    );
+    expect(pushed.map((p) => p !== undefined)).toEqual([true, true, true, true, false]);
+    expect(started).toEqual([0, 1]);
+    expect([queue.running, queue.queued]).toEqual([2, 2]);
+    gates[1]!.open();
+    await pushed[1];
+    expect(started).toEqual([0, 1, 2]);
+    for (const g of gates) g.open();
+    await Promise.all(pushed.filter((p) => p !== undefined));
+    expect(started).toEqual([0, 1, 2, 3]);
+    expect(peak).toBe(2);
+    expect([queue.running, queue.queued]).toEqual([0, 0]);
+  });
+
+  it('treats a throwing or rejecting task as finished and keeps going', async () => {
+    const queue = createWorkQueue(1, 10);
+    const ran: string[] = [];
+    const first = queue.tryPush(() => {
+      throw new Error('sync');
+    });
+    const second = queue.tryPush(() => Promise.reject(new Error('async')));
+    const third = queue.tryPush(async () => {
+      ran.push('third');
+    });
+    await Promise.all([first, second, third]);
+    expect(ran).toEqual(['third']);
+    await queue.idle();
+  });
+
+  it('idle resolves when nothing is queued or running', async () => {
+    const queue = createWorkQueue(1, 1);
+    await queue.idle();
+    const g = gate();
+    void queue.tryPush(() => g.promise);
+    let idle = false;
+    const waiting = queue.idle().then(() => (idle = true));
+    await Promise.resolve();
+    expect(idle).toBe(false);
+    g.open();
+    await waiting;
+    expect(idle).toBe(true);
+  });
+});
