@@ -45,6 +45,9 @@ export interface ComputedRisk {
   recommendation: string;
 }
 
+/** Rounds to two decimals (every weight is a multiple of 0.05, so this removes float noise only). */
+const round2 = (value: number): number => Math.round(value * 100) / 100;
+
 const SIGNAL_ORDER = Object.keys(RECOMMENDATIONS) as SignalId[];
 const isNegative = (name: string): name is NegativeEvent =>
   (NEGATIVE_EVENTS as readonly string[]).includes(name);
@@ -72,7 +75,7 @@ function negativeContributions(events: readonly ScoredEvent[], now: number): Map
       (e) => e.event === name && now - e.at <= NEGATIVE_WINDOW_DAYS * DAY_MS,
     ).length;
     const { each, maxCounted } = NEGATIVE_WEIGHTS[name];
-    if (recent > 0) found.set(name, each * Math.min(recent, maxCounted));
+    if (recent > 0) found.set(name, round2(each * Math.min(recent, maxCounted)));
   }
   return found;
 }
@@ -92,9 +95,6 @@ function accountContributions(traits: ScoreInput['traits']): {
   if (typeof mrr === 'number' && mrr >= MRR_RULES.highFrom) relief += MRR_RULES.highWeight;
   return { risks, relief };
 }
-
-/** Rounds to two decimals (every weight is a multiple of 0.05, so this removes float noise only). */
-const round2 = (value: number): number => Math.round(value * 100) / 100;
 
 /**
  * The sandbox's churn-risk model: a deterministic function of a user's traits and events relative
