@@ -1,0 +1,226 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTestDelivery } from '@churn-risk/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Builds the example with `next build` and runs it with `next start` on a free port, then sends real
+// signed deliveries over HTTP to the App Router (Node.js and edge) and Pages Router routes.
+// `next build` resolves the workspace packages to their dist/: they are built first when missing or
+// older than their sources.
+
+const exampleDir = fileURLToPath(new URL('..', import.meta.url));
+const root = join(exampleDir, '..', '..');
+const nextBin = join(
+  createRequire(join(exampleDir, 'package.json')).resolve('next/package.json'),
+  '..',
+  'dist',
+  'bin',
+  'next',
+);
+const SECRET = 'whsec_example_next_test';
+const HANDLER_DELAY_MS = 1500;
+// Vitest sets NODE_ENV=test; `next build` and `next start` choose their own.
+const baseEnv: Record<string, string | undefined> = {
+  ...process.env,
+  NEXT_TELEMETRY_DISABLED: '1',
+};
+delete baseEnv.NODE_ENV;
+const env = baseEnv as NodeJS.ProcessEnv;
+
+interface Run {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function run(args: string[], extraEnv: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, args, {
+    cwd: exampleDir,
+    env: { ...env, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, output: () => output, exited };
+}
+
+async function succeed(command: Run, what: string): Promise<void> {
+  const { code } = await command.exited;
+  if (code !== 0)
+    throw new Error(`${what} failed (exit ${code}):\n${command.output().slice(-4000)}`);
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds @churn-risk/core then @churn-risk/next (what this app imports) when dist/ is missing or stale. */
+async function buildWorkspacePackages(): Promise<void> {
+  for (const name of ['core', 'next']) {
+    const dir = join(root, 'packages', name);
+    const entry = join(dir, 'dist', 'index.js');
+    if (existsSync(entry) && statSync(entry).mtimeMs >= newestMtime(join(dir, 'src'))) continue;
+    const build = spawn('npm', ['run', 'build', '--silent'], { cwd: dir, env, stdio: 'inherit' });
+    const code = await new Promise<number | null>((resolve) => build.once('exit', resolve));
+    if (code !== 0) throw new Error(`building packages/${name} failed (exit ${code})`);
+  }
+}
+
+/** Resolves once `predicate` holds for the server's output; rejects if the server exits first. */
+function waitForOutput<T>(server: Run, predicate: (output: string) => T | undefined): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const check = (): void => {
+      const found = predicate(server.output());
+      if (found === undefined) return;
+      cleanup();
+      resolve(found);
+    };
+    const onExit = (): void => {
+      cleanup();
+      reject(new Error(`next start exited:\n${server.output().slice(-4000)}`));
+    };
+    const cleanup = (): void => {
+      server.child.stdout?.off('data', check);
+      server.child.off('exit', onExit);
+    };
+    server.child.stdout?.on('data', check);
+    server.child.once('exit', onExit);
+    check();
+  });
+}
+
+let server: Run | undefined;
+let baseUrl = '';
+
+beforeAll(async () => {
+  await buildWorkspacePackages();
+  // No secret at build time: the routes create their receiver on first request.
+  await succeed(run([nextBin, 'build']), 'next build');
+  server = run([nextBin, 'start', '--port', '0', '--hostname', '127.0.0.1'], {
+    CHURN_RISK_WEBHOOK_SECRET: SECRET,
+    CHURN_RISK_EXAMPLE_HANDLER_DELAY_MS: String(HANDLER_DELAY_MS),
+  });
+  const started = server;
+  baseUrl = await waitForOutput(
+    started,
+    (output) => /Local:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1],
+  );
+  await waitForOutput(started, (output) => (output.includes('Ready in') ? true : undefined));
+}, 600_000);
+
+afterAll(async () => {
+  if (server && server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGKILL');
+    await server.exited;
+  }
+});
+
+let sequence = 0;
+function delivery(secret = SECRET): { id: string; headers: Record<string, string>; body: string } {
+  sequence += 1;
+  const userId = `next_example_${process.pid}_${sequence}`;
+  const triggeredAt = new Date().toISOString();
+  return {
+    id: `${userId}:${triggeredAt}`,
+    ...createTestDelivery({ userId, triggeredAt }, { secret }),
+  };
+}
+
+async function post(
+  path: string,
+  request: { headers: Record<string, string>; body: string },
+): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: request.headers,
+    body: request.body,
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+interface Listed {
+  alerts: { id: string; route: string }[];
+}
+
+/** Polls `path` until the alert `id` is listed there (the handler ran); bounded by the test's time-out. */
+async function waitUntilListed(path: string, id: string): Promise<Listed['alerts'][number]> {
+  for (;;) {
+    const listed = (await (await fetch(`${baseUrl}${path}`)).json()) as Listed;
+    const found = listed.alerts.find((alert) => alert.id === id);
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('examples/next under next start', () => {
+  it('App Router route: answers 202 and the handler records the alert; the page lists it', async () => {
+    const sent = delivery();
+    expect(await post('/api/webhooks/churn-risk', sent)).toEqual({
+      status: 202,
+      body: { received: true },
+    });
+    expect(await waitUntilListed('/api/alerts', sent.id)).toMatchObject({ route: 'app-router' });
+    const html = await (await fetch(`${baseUrl}/`)).text();
+    expect(html).toContain(`data-alert-id="${sent.id}"`);
+  });
+
+  it('App Router route: answers a redelivery 202 duplicate and refuses a bad signature with 401', async () => {
+    const sent = delivery();
+    expect((await post('/api/webhooks/churn-risk', sent)).status).toBe(202);
+    expect(await post('/api/webhooks/churn-risk', sent)).toEqual({
+      status: 202,
+      body: { received: true, duplicate: true },
+    });
+    const forged = await post('/api/webhooks/churn-risk', { ...delivery('not-the-secret') });
+    expect(forged).toMatchObject({ status: 401, body: { error: { code: 'INVALID_SIGNATURE' } } });
+    await waitUntilListed('/api/alerts', sent.id);
+  });
+
+  it('Pages Router route (bodyParser: false): answers 202 and the handler records the alert', async () => {
+    const sent = delivery();
+    expect(await post('/api/webhooks/churn-risk-pages', sent)).toEqual({
+      status: 202,
+      body: { received: true },
+    });
+    expect(await waitUntilListed('/api/alerts', sent.id)).toMatchObject({ route: 'pages-router' });
+    const forged = await post('/api/webhooks/churn-risk-pages', delivery('not-the-secret'));
+    expect(forged).toMatchObject({ status: 401, body: { error: { code: 'INVALID_SIGNATURE' } } });
+  });
+
+  it('edge runtime route: verifies (web HMAC) and runs the handler', async () => {
+    const sent = delivery();
+    expect(await post('/api/webhooks/churn-risk-edge', sent)).toEqual({
+      status: 202,
+      body: { received: true },
+    });
+    expect(await waitUntilListed('/api/webhooks/churn-risk-edge', sent.id)).toMatchObject({
+      route: 'edge',
+    });
+    const forged = await post('/api/webhooks/churn-risk-edge', delivery('not-the-secret'));
+    expect(forged).toMatchObject({ status: 401, body: { error: { code: 'INVALID_SIGNATURE' } } });
+  });
+
+  it('on SIGTERM, next start finishes the after() work of an accepted alert before it exits', async () => {
+    const running = server;
+    if (!running) throw new Error('server not started');
+    const sent = delivery();
+    // The handler is still sleeping HANDLER_DELAY_MS when the 202 arrives and SIGTERM is sent.
+    expect((await post('/api/webhooks/churn-risk', sent)).status).toBe(202);
+    running.child.kill('SIGTERM');
+    const { code, signal } = await running.exited;
+    expect(running.output()).toContain(`[churn-risk] processed ${sent.id} via app-router`);
+    expect({ code, signal }).toEqual({ code: 143, signal: null });
+  });
+});
