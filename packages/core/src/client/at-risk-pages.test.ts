@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChurnRiskClient, type AtRiskUser } from '@churn-risk/core';
-import { API_KEY, startFakeService, type FakeService, type Handler } from './fake-service.test-util.js';
+import {
+  API_KEY,
+  startFakeService,
+  type FakeService,
+  type Handler,
+} from './fake-service.test-util.js';
 
 function user(n: number): AtRiskUser {
   return { userId: `u${n}`, score: 0.9, tier: 'high', signals: [], recommendation: 'r' };
@@ -11,7 +16,10 @@ function listing(users: AtRiskUser[], cap = Infinity): Handler {
   return (request) => {
     const offset = Number(request.query.get('offset'));
     const limit = Math.min(Number(request.query.get('limit')), cap);
-    return { status: 200, body: { users: users.slice(offset, offset + limit), total: users.length, offset, limit } };
+    return {
+      status: 200,
+      body: { users: users.slice(offset, offset + limit), total: users.length, offset, limit },
+    };
   };
 }
 
@@ -41,7 +49,9 @@ describe('getAllAtRiskUsers', () => {
     const users = Array.from({ length: 25 }, (_, i) => user(i));
     const fallback = listing(users);
     service.reply(fallback, fallback, fallback, fallback);
-    const ids = await collect(client.getAllAtRiskUsers({ pageSize: 10, threshold: 0.7, plan: 'pro' }));
+    const ids = await collect(
+      client.getAllAtRiskUsers({ pageSize: 10, threshold: 0.7, plan: 'pro' }),
+    );
     expect(ids).toEqual(users.map((u) => u.userId));
     expect(offsets()).toEqual(['0', '10', '20']);
     for (const request of service.requests) {
@@ -65,7 +75,9 @@ describe('getAllAtRiskUsers', () => {
     const users = Array.from({ length: 7 }, (_, i) => user(i));
     const capped = listing(users, 3);
     service.reply(capped, capped, capped, capped);
-    expect(await collect(client.getAllAtRiskUsers({ pageSize: 5 }))).toEqual(users.map((u) => u.userId));
+    expect(await collect(client.getAllAtRiskUsers({ pageSize: 5 }))).toEqual(
+      users.map((u) => u.userId),
+    );
     expect(offsets()).toEqual(['0', '3', '6']);
   });
 
@@ -75,7 +87,14 @@ describe('getAllAtRiskUsers', () => {
       page([user(3), user(4), user(5)], 3, 3),
       page([user(6)], 3, 6),
     );
-    expect(await collect(client.getAllAtRiskUsers({ pageSize: 3 }))).toEqual(['u1', 'u2', 'u3', 'u4', 'u5', 'u6']);
+    expect(await collect(client.getAllAtRiskUsers({ pageSize: 3 }))).toEqual([
+      'u1',
+      'u2',
+      'u3',
+      'u4',
+      'u5',
+      'u6',
+    ]);
     expect(offsets()).toEqual(['0', '3', '6']);
   });
 

@@ -50,7 +50,10 @@ function userPath(userId: unknown, rest: string): string {
 export class ChurnRiskClient {
   readonly #options: ResolvedClientOptions;
 
-  /** @param options see `ClientOptions`; a bad option throws a `VALIDATION_ERROR`. */
+  /**
+   * @param options see `ClientOptions`; a bad option throws a `VALIDATION_ERROR`.
+   * @param internals clock, randomness and sleep of the retry loop, for tests only (not a stable API).
+   */
   constructor(options: ClientOptions, internals?: ClientInternals) {
     this.#options = resolveClientOptions(options, internals);
   }

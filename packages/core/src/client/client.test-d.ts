@@ -1,0 +1,32 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import type {
+  AtRiskUser,
+  ChurnRiskClient,
+  CooldownString,
+  ErrorCode,
+  EventBatcher,
+  RiskTier,
+  ServiceError,
+  WatchOptions,
+} from '@churn-risk/core';
+
+describe('client types', () => {
+  it('names the doc types', () => {
+    expectTypeOf<RiskTier>().toEqualTypeOf<'low' | 'medium' | 'high'>();
+    expectTypeOf<'QUEUE_OVERFLOW'>().toExtend<ErrorCode>();
+    expectTypeOf<'SOME_SERVICE_CODE'>().toExtend<ErrorCode>();
+    expectTypeOf<ServiceError['status']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<'24h'>().toExtend<CooldownString>();
+    expectTypeOf<'24m'>().not.toExtend<CooldownString>();
+    expectTypeOf<WatchOptions['cooldown']>().toEqualTypeOf<CooldownString>();
+  });
+
+  it('types the methods', () => {
+    expectTypeOf<ChurnRiskClient['getAllAtRiskUsers']>().returns.toExtend<
+      AsyncIterable<AtRiskUser>
+    >();
+    expectTypeOf<ChurnRiskClient['createBatcher']>().returns.toEqualTypeOf<EventBatcher>();
+    expectTypeOf<EventBatcher['flush']>().returns.toEqualTypeOf<Promise<number>>();
+    expectTypeOf<ChurnRiskClient['identify']>().parameter(1).toHaveProperty('plan');
+  });
+});
