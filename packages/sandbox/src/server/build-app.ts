@@ -36,7 +36,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     logger: options.logger ?? false,
     bodyLimit: options.maxBodyBytes,
     genReqId: () => `req_${randomUUID()}`,
-    routerOptions: { ignoreTrailingSlash: true },
+    // A userId may hold 256 characters, each up to 12 characters once percent-encoded.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 * 12 },
   });
   const authenticate = createAuthenticator(options.apiKey);
   const limit = options.rateLimit && createRateLimiter(options.rateLimit, options.clock);
