@@ -8,7 +8,6 @@ import {
   isAllowedWebhookUrl,
   MAX_BULK_EVENTS,
   riskScoreSchema,
-  userIdSchema,
   userTraitsSchema,
   watchedUserSchema,
   watchOptionsSchema,
@@ -22,6 +21,7 @@ import {
 import { sendRequest } from './http-transport.js';
 import { pageSizeSchema, trackBulkItemsSchema } from './input-schemas.js';
 import { parseResponse } from './parse-response.js';
+import { atRiskQuery, userPath } from './request-parts.js';
 import type {
   AtRiskAllOptions,
   AtRiskOptions,
@@ -37,10 +37,6 @@ import type {
   WatchOptions,
 } from './types.js';
 import { parseInput, validationError } from './validate-input.js';
-
-function userPath(userId: unknown, rest: string): string {
-  return `/v1/users/${encodeURIComponent(parseInput(userIdSchema, userId, 'userId'))}/${rest}`;
-}
 
 /**
  * The churn-risk API client, SPEC section 5. Every method validates its input before sending
@@ -113,20 +109,7 @@ export class ChurnRiskClient {
 
   /** One page of users whose score is at least `threshold`, highest first (`GET /v1/at-risk`). */
   async getAtRiskUsers(options: AtRiskOptions = {}): Promise<AtRiskResult> {
-    const query = parseInput(
-      atRiskQuerySchema,
-      {
-        threshold: options.threshold ?? AT_RISK_DEFAULTS.threshold,
-        plan: options.plan,
-        limit: options.limit ?? AT_RISK_DEFAULTS.limit,
-        offset: options.offset ?? AT_RISK_DEFAULTS.offset,
-      },
-      'options',
-    );
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) {
-      if (value !== undefined) params.set(name, String(value));
-    }
+    const params = atRiskQuery(options);
     const path = '/v1/at-risk';
     const response = await sendRequest(this.#options, {
       method: 'GET',
