@@ -201,12 +201,24 @@ describe('failures', () => {
 
   it('reports a dropped invalid batch of a size-triggered flush to onError', async () => {
     const { batcher, errors, next } = batcherWith({ maxSize: 2 });
+    service.reply({ status: 413 });
+    for (const item of events(2)) batcher.push(item);
+    await next();
+    expect(errors[0]).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', dropped: 2 });
+    expect(batcher.size).toBe(0);
+    await batcher.destroy();
+  });
+
+  it('keeps the batch on 401 (a key problem, not the events) and resends it later', async () => {
+    const { batcher, errors, next } = batcherWith({ maxSize: 2 });
     service.reply({ status: 401 });
     for (const item of events(2)) batcher.push(item);
     await next();
-    expect(errors[0]).toMatchObject({ code: 'UNAUTHORIZED', dropped: 2 });
+    expect(errors[0]).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
     expect(errors[0]?.message).not.toContain(API_KEY);
-    expect(batcher.size).toBe(0);
+    expect(batcher.size).toBe(2);
+    await expect(batcher.flush()).resolves.toBe(2);
+    expect(batches().at(-1)).toEqual(['u0', 'u1']);
     await batcher.destroy();
   });
 

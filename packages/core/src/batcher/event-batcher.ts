@@ -28,10 +28,17 @@ interface FlushRun {
   explicit: boolean;
 }
 
-/** True when the service refused the batch itself (4xx other than 408 and 429): resending cannot help. */
+/** 4xx answers that say nothing about the events themselves: the batch is kept and resent. */
+const KEEP_ON_STATUS: ReadonlySet<number> = new Set([401, 403, 408, 429]);
+
+/**
+ * True when the service refused the batch itself (4xx other than 408 and 429): resending cannot
+ * help. 401 and 403 are kept too: a wrong or revoked key is fixed by the operator, and the events
+ * must not be lost meanwhile.
+ */
 function isRejectedAsInvalid(error: unknown): error is ServiceError {
   const status = error instanceof ServiceError ? error.status : undefined;
-  return status !== undefined && status >= 400 && status <= 499 && status !== 408 && status !== 429;
+  return status !== undefined && status >= 400 && status <= 499 && !KEEP_ON_STATUS.has(status);
 }
 
 function guarded<A extends unknown[]>(
