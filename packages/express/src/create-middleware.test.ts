@@ -163,13 +163,15 @@ describe('createMiddleware on a real socket', () => {
     url: string,
     headers: Record<string, string>,
     chunks: string[],
-  ): Promise<{ status: number; body: string }> {
+  ): Promise<{ status: number; connection: string | undefined; body: string }> {
     return new Promise((resolve, reject) => {
       const outgoing = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: text });
+        });
       });
       outgoing.on('error', reject);
       for (const chunk of chunks) outgoing.write(chunk);
@@ -186,6 +188,7 @@ describe('createMiddleware on a real socket', () => {
     const chunks = body.match(/[\s\S]{1,300}/g) ?? [];
     const response = await postChunked(url, signed(body), chunks);
     expect(response.status).toBe(413);
+    expect(response.connection).toBe('close'); // the rest of the body was left unread
     expect(JSON.parse(response.body)).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
     // The server keeps serving after the refused body.
     const small = alertBody();
