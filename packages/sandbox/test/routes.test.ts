@@ -102,7 +102,11 @@ describe('REST routes through ChurnRiskClient', () => {
   });
 
   it('watch (200 WatchedUser), replace, unwatch (204), unwatch again (404)', async () => {
-    const watch = { threshold: 0.7, webhook: 'https://hooks.example.com/churn', cooldown: '24h' } as const;
+    const watch = {
+      threshold: 0.7,
+      webhook: 'https://hooks.example.com/churn',
+      cooldown: '24h',
+    } as const;
     await expect(client.watch('w', watch)).resolves.toEqual({ userId: 'w', ...watch });
     await expect(client.watch('w', { ...watch, cooldown: '7d' })).resolves.toMatchObject({
       cooldown: '7d',
