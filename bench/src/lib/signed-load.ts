@@ -49,7 +49,7 @@ export async function signedLoad(port: number, options: LoadOptions): Promise<Lo
   const statuses: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats)) statuses[code] = count;
   return {
-    requestsPerSecond: result.requests.average,
+    requestsPerSecond: result.duration > 0 ? result.requests.total / result.duration : 0,
     latencyP50: result.latency.p50,
     latencyP99: result.latency.p99,
     latencyMax: result.latency.max,

@@ -17,16 +17,21 @@ const SIZES: readonly { label: string; bytes: number | undefined }[] = [
 ];
 
 function tableFor(results: readonly CandidateResult[]): string {
-  const bare = results.find((r) => r.name === BARE)?.opsPerSecond ?? Number.NaN;
+  const bare = results.find((r) => r.name === BARE);
   const rows = [...results]
     .sort((a, b) => b.opsPerSecond - a.opsPerSecond)
     .map((r) => [
       r.name,
       formatNumber(r.opsPerSecond),
-      `${formatNumber(r.minOpsPerSecond)} - ${formatNumber(r.maxOpsPerSecond)}`,
-      formatRatio(r.opsPerSecond / bare),
+      formatRatio(r.opsPerSecond / (bare?.opsPerSecond ?? Number.NaN)),
+      formatNumber(r.maxOpsPerSecond),
+      formatRatio(r.maxOpsPerSecond / (bare?.maxOpsPerSecond ?? Number.NaN)),
+      formatNumber(r.minOpsPerSecond),
     ]);
-  return markdownTable(['candidate', 'ops/s (median)', 'range over rounds', 'vs bare'], rows);
+  return markdownTable(
+    ['candidate', 'ops/s median', 'vs bare', 'best round', 'vs bare (best)', 'worst round'],
+    rows,
+  );
 }
 
 function goals(results: readonly CandidateResult[]): string[] {
