@@ -115,7 +115,7 @@ describe('createPagesHandler', () => {
     expect(answer.status).toBe(500);
     expect(answer.headers['content-type']).toMatch(/^application\/json/);
     const { error } = JSON.parse(answer.body) as { error: { code: string; message: string } };
-    expect(error.code).toBe('RAW_BODY_UNAVAILABLE');
+    expect(error.code).toBe('RAW_BODY_MISSING');
     expect(error.message).toContain(BODY_PARSER_CONFIG_LINE);
     expect(BODY_PARSER_CONFIG_LINE).toBe('export const config = { api: { bodyParser: false } };');
     await receiver.drain({ timeoutMs: 5000 });

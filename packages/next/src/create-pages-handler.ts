@@ -16,7 +16,7 @@ export const BODY_PARSER_CONFIG_LINE = 'export const config = { api: { bodyParse
 
 const BODY_ALREADY_READ = JSON.stringify({
   error: {
-    code: 'RAW_BODY_UNAVAILABLE',
+    code: 'RAW_BODY_MISSING',
     message: `Next.js already parsed the request body, so its raw bytes cannot be verified. Add \`${BODY_PARSER_CONFIG_LINE}\` to this API route.`,
   },
 });
