@@ -42,4 +42,6 @@ while (performance.now() - started < seconds * 1000) {
   for (let i = 0; i < 1000; i++) fn();
   ops += 1000;
 }
-console.log(`${name}: ${Math.round(ops / seconds).toLocaleString('en-US')} ops/s (alone, ${seconds} s)`);
+console.log(
+  `${name}: ${Math.round(ops / seconds).toLocaleString('en-US')} ops/s (alone, ${seconds} s)`,
+);
