@@ -63,7 +63,13 @@ export async function runDemo(write?: (line: string) => void): Promise<number> {
   } catch (error) {
     report.fail(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   } finally {
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) =>
+      server
+        ? server.close(() => {
+            resolve();
+          })
+        : resolve(),
+    );
     await sandbox?.close();
   }
   const verdict =

@@ -8,7 +8,11 @@ export interface Report {
 }
 
 /** Creates a report that writes to stdout (or to `write`, for tests). */
-export function createReport(write: (line: string) => void = (line) => console.log(line)): Report {
+export function createReport(
+  write: (line: string) => void = (line) => {
+    console.log(line);
+  },
+): Report {
   let steps = 0;
   let failures = 0;
   return {
