@@ -20,6 +20,14 @@ function describeAttempts(record: DeliveryRecord): string {
     .join(', ');
 }
 
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => {
+      resolve();
+    });
+  });
+}
+
 function listen(server: Server): Promise<string> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -63,13 +71,7 @@ export async function runDemo(write?: (line: string) => void): Promise<number> {
   } catch (error) {
     report.fail(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   } finally {
-    await new Promise<void>((resolve) =>
-      server
-        ? server.close(() => {
-            resolve();
-          })
-        : resolve(),
-    );
+    if (server) await closeServer(server);
     await sandbox?.close();
   }
   const verdict =
