@@ -110,6 +110,21 @@ describe('createMiddleware with body parsers', () => {
     expect(seen).toEqual([]);
   });
 
+  it('reads the stream when a parser left an empty object without reading (body-parser 1.x)', async () => {
+    const { receiver, seen } = recordingReceiver();
+    const app = express();
+    app.use((req, _res, next) => {
+      req.body = {};
+      next();
+    });
+    app.post('/webhooks/churn-risk', createMiddleware(receiver));
+    const body = alertBody();
+    const response = await request(app).post('/webhooks/churn-risk').set(signed(body)).send(body);
+    expect(response.status, response.text).toBe(202);
+    await receiver.drain({ timeoutMs: 5000 });
+    expect(seen).toEqual([userIdOf(body)]);
+  });
+
   it('keeps JSON parsing of the app’s other routes with rawBodySaver', async () => {
     const { receiver } = recordingReceiver();
     const app = express();

@@ -30,8 +30,9 @@ async function rawBodyOf(req: Request, maxBytes: number): Promise<RawBody | null
   if (req.method !== 'POST') return null; // the receiver answers 405 without reading
   const kept = keptBody(req);
   if (kept !== undefined) return kept;
-  // Something read the stream (or parsed it into an object) and kept no bytes: do not wait for it.
-  if (req.readableEnded || (req.body !== undefined && req.body !== null)) return undefined;
+  // A parser read the stream (into an object) and kept no bytes, or the client is gone: do not wait.
+  // The stream's state decides, not `req.body`: body-parser 1.x sets `{}` on bodies it skips.
+  if (req.readableEnded || req.destroyed) return undefined;
   return readNodeBody(req, { maxBytes });
 }
 
