@@ -1,21 +1,20 @@
 import { after } from 'next/server.js';
 import type { WaitUntil } from './types.js';
 
-/** True for the error Next's `after()` throws when it is called outside a request scope. */
-function isOutsideRequestScope(error: unknown): boolean {
-  return error instanceof Error && /outside a request scope/i.test(error.message);
-}
-
 /**
  * Keeps `done` (the alert's processing) alive after the answer: through Next's `after()` inside a
  * Next request, else through the injected `waitUntil`, else in-process.
+ *
+ * Whatever `after()` throws (outside a request scope, or a platform without `waitUntil`), the
+ * alert has already been accepted and queued, so the answer must stay 202: the work falls back to
+ * `waitUntil`, or runs in-process, where `receiver.drain()` tracks it.
  */
 export function keepAlive(done: Promise<unknown>, waitUntil: WaitUntil | undefined): void {
   try {
     after(done);
     return;
-  } catch (error) {
-    if (!isOutsideRequestScope(error)) throw error;
+  } catch {
+    // Fall through: see above.
   }
   waitUntil?.(done);
 }
