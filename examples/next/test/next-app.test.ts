@@ -4,6 +4,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDelivery } from '@churn-risk/core/testing';
+import { createSandbox } from '@churn-risk/sandbox';
+import { driveAlert } from '../../../test/e2e/drive-alert.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Builds the example with `next build` and runs it with `next start` on a free port, then sends real
@@ -210,6 +212,21 @@ describe('examples/next under next start', () => {
     });
     const forged = await post('/api/webhooks/churn-risk-edge', delivery('not-the-secret'));
     expect(forged).toMatchObject({ status: 401, body: { error: { code: 'INVALID_SIGNATURE' } } });
+  });
+
+  it('end to end: the sandbox service delivers a signed alert to the App Router route, handled once', async () => {
+    const sandbox = await createSandbox({ webhookSecret: SECRET });
+    try {
+      const userId = `next_e2e_${process.pid}`;
+      const record = await driveAlert(sandbox, `${baseUrl}/api/webhooks/churn-risk`, userId);
+      expect(record.attempts[0]).toMatchObject({ status: 202 });
+      const id = `${userId}:${record.alert.triggeredAt}`;
+      expect(await waitUntilListed('/api/alerts', id)).toMatchObject({ route: 'app-router' });
+      const listed = (await (await fetch(`${baseUrl}/api/alerts`)).json()) as Listed;
+      expect(listed.alerts.filter((alert) => alert.id === id)).toHaveLength(1);
+    } finally {
+      await sandbox.close();
+    }
   });
 
   it('on SIGTERM, next start finishes the after() work of an accepted alert before it exits', async () => {
