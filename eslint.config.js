@@ -35,13 +35,21 @@ export default tseslint.config(
   },
   {
     // Adapters speak to the core through its public entry only.
-    files: ['packages/express/**', 'packages/fastify/**', 'packages/next/**', 'packages/sandbox/**'],
+    files: [
+      'packages/express/**',
+      'packages/fastify/**',
+      'packages/next/**',
+      'packages/sandbox/**',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['@churn-risk/core/src/*', '**/core/src/*'], message: 'Import @churn-risk/core by its public entry.' },
+            {
+              group: ['@churn-risk/core/src/*', '**/core/src/*'],
+              message: 'Import @churn-risk/core by its public entry.',
+            },
           ],
         },
       ],

@@ -76,7 +76,10 @@ describe('dist/', () => {
     ]).trim();
     const expected = execFileSync(
       process.execPath,
-      ['-e', `console.log(require('node:crypto').createHmac('sha256', 'k').update('1700000000.{"a":1}').digest('hex'))`],
+      [
+        '-e',
+        `console.log(require('node:crypto').createHmac('sha256', 'k').update('1700000000.{"a":1}').digest('hex'))`,
+      ],
       { encoding: 'utf8' },
     ).trim();
     expect(out).toBe(`sha256=${expected}`);
