@@ -10,6 +10,11 @@ export function toBytes(body: RawBody): Uint8Array {
   return new Uint8Array(body);
 }
 
+/** A body as the HMAC takes it: strings stay strings (the back end encodes them), buffers become views. */
+export function toHmacPart(body: RawBody): string | Uint8Array {
+  return typeof body === 'string' || body instanceof Uint8Array ? body : new Uint8Array(body);
+}
+
 const HEX_PAIRS: readonly string[] = Array.from({ length: 256 }, (_, i) =>
   i.toString(16).padStart(2, '0'),
 );
@@ -21,11 +26,16 @@ export function toHex(bytes: Uint8Array): string {
   return out;
 }
 
+/** Value of each ASCII hex digit by character code; -1 for anything else. */
+const HEX_VALUES = new Int8Array(128).fill(-1);
+for (let i = 0; i < 10; i++) HEX_VALUES[48 + i] = i;
+for (let i = 0; i < 6; i++) {
+  HEX_VALUES[65 + i] = 10 + i;
+  HEX_VALUES[97 + i] = 10 + i;
+}
+
 function hexValue(code: number): number {
-  if (code >= 48 && code <= 57) return code - 48; // 0-9
-  if (code >= 97 && code <= 102) return code - 87; // a-f
-  if (code >= 65 && code <= 70) return code - 55; // A-F
-  return -1;
+  return code < 128 ? (HEX_VALUES[code] as number) : -1;
 }
 
 /** Decodes hex of exactly `2 * length` characters; `undefined` for anything else. */

@@ -1,3 +1,6 @@
+/** One piece of the signed content: bytes, or a string taken as its UTF-8 bytes. */
+export type HmacPart = string | Uint8Array;
+
 /**
  * The HMAC back end seen by the signing and verification code. Two implementations exist:
  * `hmac-node.ts` (node:crypto) and `hmac-web.ts` (@noble/hashes, for edge runtimes and browsers).
@@ -7,7 +10,7 @@ export interface HmacBackend {
   /** Name of the back end, for diagnostics and benchmarks. */
   readonly name: 'node:crypto' | '@noble/hashes';
   /** HMAC-SHA256 of the concatenation of `parts` under `key`. Returns the 32-byte digest. */
-  hmacSha256(key: Uint8Array, parts: readonly Uint8Array[]): Uint8Array;
+  hmacSha256(key: Uint8Array, parts: readonly HmacPart[]): Uint8Array;
   /** Constant-time equality of two byte arrays of the same length (false when lengths differ). */
   timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
 }

@@ -15,7 +15,9 @@ export function headerText(value: HeaderValue): string | undefined {
   if (value === null || value === undefined) return undefined;
   // Node joins repeated custom headers with ", "; do the same for arrays.
   const text = typeof value === 'string' ? value : value.join(', ');
-  return text.trim() === '' ? undefined : text;
+  if (text.length === 0) return undefined;
+  // Only an all-blank value needs the trim; a value starting with a visible character cannot be.
+  return text.charCodeAt(0) > 32 || text.trim() !== '' ? text : undefined;
 }
 
 /**
@@ -23,6 +25,11 @@ export function headerText(value: HeaderValue): string | undefined {
  * spaces. Any malformed item makes the whole header invalid.
  */
 export function parseSignatureHeader(text: string): Uint8Array[] {
+  // Fast path: the usual single signature with nothing around it.
+  if (text.length === SCHEME.length + DIGEST_BYTES * 2 && text.startsWith(SCHEME)) {
+    const digest = fromHex(text.slice(SCHEME.length), DIGEST_BYTES);
+    if (digest !== undefined) return [digest];
+  }
   const items = text.split(',');
   if (items.length > MAX_SIGNATURES) {
     throw new WebhookVerificationError(

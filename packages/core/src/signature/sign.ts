@@ -1,5 +1,5 @@
 import { backend } from '#hmac';
-import { toBytes, toHex, type RawBody } from './bytes.js';
+import { toHex, toHmacPart, type RawBody } from './bytes.js';
 import { secretKeys, type Secret } from './secrets.js';
 import { signedParts, type SignedContent } from './signed-content.js';
 
@@ -40,7 +40,7 @@ export function signPayload(options: SignPayloadOptions): SignedHeaders {
   const parts = signedParts(
     options.signedContent ?? 'timestamp.body',
     timestamp,
-    toBytes(options.body),
+    toHmacPart(options.body),
   );
   const signature = keys.map((key) => `sha256=${toHex(backend.hmacSha256(key, parts))}`).join(', ');
   return { signature, timestamp };

@@ -1,4 +1,4 @@
-import { utf8Encoder } from './bytes.js';
+import type { HmacPart } from './hmac-backend.js';
 
 /**
  * What the HMAC covers. `'timestamp.body'` (default): the timestamp header's exact text, `.`, then
@@ -6,13 +6,14 @@ import { utf8Encoder } from './bytes.js';
  */
 export type SignedContent = 'timestamp.body' | 'body';
 
-const DOT = new Uint8Array([0x2e]);
-
-/** The byte parts to feed the HMAC, without concatenating (no copy of the body). */
+/**
+ * The parts to feed the HMAC, without concatenating (no copy of the body). `timestamp` is ASCII
+ * digits (checked before), so `timestamp + '.'` is exactly its bytes and the dot.
+ */
 export function signedParts(
   mode: SignedContent,
   timestamp: string,
-  body: Uint8Array,
-): readonly Uint8Array[] {
-  return mode === 'body' ? [body] : [utf8Encoder.encode(timestamp), DOT, body];
+  body: HmacPart,
+): readonly HmacPart[] {
+  return mode === 'body' ? [body] : [`${timestamp}.`, body];
 }

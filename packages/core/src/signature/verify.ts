@@ -1,6 +1,6 @@
 import { backend } from '#hmac';
 import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
-import { toBytes, type RawBody } from './bytes.js';
+import { toHmacPart, type RawBody } from './bytes.js';
 import {
   headerText,
   parseSignatureHeader,
@@ -40,57 +40,73 @@ export interface DeliveryToVerify {
 /** A verification function with its secrets and options prepared once. */
 export type Verifier = (delivery: DeliveryToVerify) => void;
 
+interface Settings {
+  keys: readonly Uint8Array[];
+  tolerance: number;
+  mode: SignedContent;
+  now: () => number;
+}
+
+function checkOptions(tolerance: number, mode: SignedContent): void {
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
+    throw new TypeError('tolerance must be a non-negative number of seconds.');
+  }
+  if (!SIGNED_CONTENT_MODES.has(mode)) {
+    throw new TypeError(`signedContent must be 'timestamp.body' or 'body'.`);
+  }
+}
+
+/** Checks one delivery in the SPEC's order: headers present, timestamp format, signature, tolerance. */
+function check(settings: Settings, { body, signature, timestamp }: DeliveryToVerify): void {
+  const signatureText = headerText(signature);
+  if (signatureText === undefined) {
+    throw new WebhookVerificationError('MISSING_SIGNATURE', 'The signature header is missing.');
+  }
+  const timestampText = headerText(timestamp);
+  if (timestampText === undefined) {
+    throw new WebhookVerificationError('MISSING_TIMESTAMP', 'The timestamp header is missing.');
+  }
+  const seconds = parseTimestampHeader(timestampText);
+  const candidates = parseSignatureHeader(signatureText);
+
+  const parts = signedParts(settings.mode, timestampText, toHmacPart(body));
+  let matched = false;
+  for (const key of settings.keys) {
+    const expected = backend.hmacSha256(key, parts);
+    // Compare against every candidate without stopping early.
+    for (const candidate of candidates) {
+      matched = backend.timingSafeEqual(expected, candidate) || matched;
+    }
+  }
+  if (!matched) {
+    throw new WebhookVerificationError(
+      'INVALID_SIGNATURE',
+      'No signature matches the body and any configured secret.',
+    );
+  }
+  if (Math.abs(settings.now() / 1000 - seconds) > settings.tolerance) {
+    throw new WebhookVerificationError(
+      'TIMESTAMP_OUT_OF_TOLERANCE',
+      `The timestamp is more than ${settings.tolerance} seconds away from the receiver's clock.`,
+    );
+  }
+}
+
 /**
  * Prepares verification for many deliveries: the secrets are encoded once. The returned function
  * returns nothing or throws `WebhookVerificationError`, checking in the SPEC's order: headers
  * present, timestamp format, signature, tolerance.
  */
 export function createVerifier(options: VerifierOptions): Verifier {
-  const keys = secretKeys(options.secret);
-  const tolerance = options.tolerance ?? DEFAULT_TOLERANCE_SECONDS;
-  if (!Number.isFinite(tolerance) || tolerance < 0) {
-    throw new TypeError('tolerance must be a non-negative number of seconds.');
-  }
-  const mode: SignedContent = options.signedContent ?? 'timestamp.body';
-  if (!SIGNED_CONTENT_MODES.has(mode)) {
-    throw new TypeError(`signedContent must be 'timestamp.body' or 'body'.`);
-  }
-  const now = options.now ?? Date.now;
-
-  return function verify({ body, signature, timestamp }: DeliveryToVerify): void {
-    const signatureText = headerText(signature);
-    if (signatureText === undefined) {
-      throw new WebhookVerificationError('MISSING_SIGNATURE', 'The signature header is missing.');
-    }
-    const timestampText = headerText(timestamp);
-    if (timestampText === undefined) {
-      throw new WebhookVerificationError('MISSING_TIMESTAMP', 'The timestamp header is missing.');
-    }
-    const seconds = parseTimestampHeader(timestampText);
-    const candidates = parseSignatureHeader(signatureText);
-
-    const parts = signedParts(mode, timestampText, toBytes(body));
-    let matched = false;
-    for (const key of keys) {
-      const expected = backend.hmacSha256(key, parts);
-      // Compare against every candidate without stopping early.
-      for (const candidate of candidates) {
-        matched = backend.timingSafeEqual(expected, candidate) || matched;
-      }
-    }
-    if (!matched) {
-      throw new WebhookVerificationError(
-        'INVALID_SIGNATURE',
-        'No signature matches the body and any configured secret.',
-      );
-    }
-    const skew = Math.abs(now() / 1000 - seconds);
-    if (skew > tolerance) {
-      throw new WebhookVerificationError(
-        'TIMESTAMP_OUT_OF_TOLERANCE',
-        `The timestamp is more than ${tolerance} seconds away from the receiver's clock.`,
-      );
-    }
+  const settings: Settings = {
+    keys: secretKeys(options.secret),
+    tolerance: options.tolerance ?? DEFAULT_TOLERANCE_SECONDS,
+    mode: options.signedContent ?? 'timestamp.body',
+    now: options.now ?? Date.now,
+  };
+  checkOptions(settings.tolerance, settings.mode);
+  return (delivery) => {
+    check(settings, delivery);
   };
 }
 
@@ -110,6 +126,21 @@ function clock(now: VerifySignatureOptions['now']): () => number {
   return () => ms;
 }
 
+/** Encoded keys of recently used secrets, so that one-off calls do not re-encode them each time. */
+const keyCache = new Map<string, Uint8Array[]>();
+const KEY_CACHE_SIZE = 16;
+
+function cachedKeys(secret: Secret): Uint8Array[] {
+  if (typeof secret !== 'string') return secretKeys(secret);
+  let keys = keyCache.get(secret);
+  if (keys === undefined) {
+    keys = secretKeys(secret);
+    if (keyCache.size >= KEY_CACHE_SIZE) keyCache.clear();
+    keyCache.set(secret, keys);
+  }
+  return keys;
+}
+
 /**
  * Verifies one webhook delivery (SPEC section 2). Returns nothing when valid; throws
  * `WebhookVerificationError` with `code` and `status` otherwise. Throws `TypeError` for a missing
@@ -124,8 +155,12 @@ function clock(now: VerifySignatureOptions['now']): () => number {
  * });
  */
 export function verifySignature(options: VerifySignatureOptions): void {
-  const verifierOptions: VerifierOptions = { secret: options.secret, now: clock(options.now) };
-  if (options.tolerance !== undefined) verifierOptions.tolerance = options.tolerance;
-  if (options.signedContent !== undefined) verifierOptions.signedContent = options.signedContent;
-  createVerifier(verifierOptions)(options);
+  const settings: Settings = {
+    keys: cachedKeys(options.secret),
+    tolerance: options.tolerance ?? DEFAULT_TOLERANCE_SECONDS,
+    mode: options.signedContent ?? 'timestamp.body',
+    now: clock(options.now),
+  };
+  checkOptions(settings.tolerance, settings.mode);
+  check(settings, options);
 }
