@@ -48,6 +48,16 @@ describe.each([nodeBackend, webBackend])('HMAC back end $name', (backend) => {
     );
   });
 
+  it('hashes a string part as its UTF-8 bytes (lone surrogates as U+FFFD, like TextEncoder)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), fc.string({ unit: 'binary' }), (key, value) => {
+        const asText = backend.hmacSha256(key, [value, 'x']);
+        const asBytes = backend.hmacSha256(key, [text(value), text('x')]);
+        expect(toHex(asText)).toBe(toHex(asBytes));
+      }),
+    );
+  });
+
   it('compares equal arrays as equal and any difference or length change as unequal', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 1, maxLength: 64 }), fc.nat(), (bytes, at) => {
