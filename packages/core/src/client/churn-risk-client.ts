@@ -124,16 +124,15 @@ export class ChurnRiskClient {
    * Every at-risk user, fetching page after page of `pageSize` (default 100) as you iterate:
    * `for await (const user of client.getAllAtRiskUsers({ threshold: 0.7 }))`.
    */
-  async *getAllAtRiskUsers(
-    options: AtRiskAllOptions = {},
-  ): AsyncGenerator<AtRiskUser, void, undefined> {
+  getAllAtRiskUsers(options: AtRiskAllOptions = {}): AsyncGenerator<AtRiskUser, void, undefined> {
+    // Validated at the call, not at the first page: a bad option throws right here.
     const pageSize = parseInput(
       pageSizeSchema,
       options.pageSize ?? AT_RISK_DEFAULTS.pageSize,
       'options.pageSize',
     );
     parseInput(atRiskQuerySchema, { threshold: options.threshold, plan: options.plan }, 'options');
-    yield* walkAtRiskPages((page) => this.getAtRiskUsers(page), {
+    return walkAtRiskPages((page) => this.getAtRiskUsers(page), {
       threshold: options.threshold,
       plan: options.plan,
       pageSize,

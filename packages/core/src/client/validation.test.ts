@@ -33,6 +33,8 @@ describe('validation before any request', () => {
     ['empty', ''],
     ['257 characters', 'x'.repeat(257)],
     ['not a string', 42],
+    ['"." (a dot segment: URL parsing would drop it)', '.'],
+    ['".." (a dot segment: URL parsing would climb a level)', '..'],
   ];
   it.each(badUserIds)('userId %s', async (_name, userId) => {
     const id = loose(userId);
@@ -64,11 +66,17 @@ describe('validation before any request', () => {
     ['pageSize 0', { pageSize: 0 }, 'pageSize'],
     ['pageSize 201', { pageSize: 201 }, 'pageSize'],
     ['threshold 2', { threshold: 2 }, 'threshold'],
-  ])('getAllAtRiskUsers: %s', async (_name, options, field) => {
-    await rejectsBeforeSending(async () => {
-      for await (const _user of client.getAllAtRiskUsers(options)) break;
-    }, field);
-  });
+  ])(
+    'getAllAtRiskUsers: %s (thrown at the call, before any page)',
+    async (_name, options, field) => {
+      let iterable: AsyncIterable<unknown> | undefined;
+      await rejectsBeforeSending(async () => {
+        iterable = client.getAllAtRiskUsers(options);
+        await Promise.resolve();
+      }, field);
+      expect(iterable).toBeUndefined();
+    },
+  );
 
   it.each([
     ['threshold above 1', { ...watch, threshold: 1.5 }, 'threshold'],

@@ -32,6 +32,8 @@ class WebhookReceiver implements Receiver {
   readonly #handlers: AnyHandler[] = [];
   readonly #errorHandlers: ErrorHandler[] = [];
   readonly #counts = { accepted: 0, duplicates: 0, failed: 0 };
+  /** Sync mode: alerts being processed, each with whether its handlers all succeeded. */
+  readonly #syncInFlight = new Map<string, Promise<boolean>>();
   #closed = false;
 
   readonly fetch: Receiver['fetch'];
@@ -116,6 +118,12 @@ class WebhookReceiver implements Receiver {
     const id = alertIdentity(alert);
     const receivedAt = new Date(config.now());
     if (!(await this.#claim(id))) {
+      // Sync mode: a redelivery that arrives while the first delivery is still being processed
+      // gets that delivery's outcome, so a failure is answered 500 here too and not lost.
+      const first = this.#syncInFlight.get(id);
+      if (first !== undefined && !(await first)) {
+        refuse('HANDLER_FAILED', 'A handler failed after its retries.');
+      }
       this.#counts.duplicates++;
       return jsonResult(202, { received: true, duplicate: true });
     }
@@ -143,11 +151,14 @@ class WebhookReceiver implements Receiver {
     }
     this.#counts.accepted++;
     if (config.mode === 'async') return jsonResult(202, { received: true }, {}, done);
+    const outcome = done.then(() => failures === 0);
+    this.#syncInFlight.set(id, outcome);
     await done;
-    if (failures > 0) {
-      await this.#release(id); // so that the service's redelivery runs the handlers again
-      refuse('HANDLER_FAILED', 'A handler failed after its retries.');
-    }
+    // Release before forgetting the outcome: a redelivery either sees the failed outcome or finds
+    // the identity free, never a claimed identity with no outcome.
+    if (failures > 0) await this.#release(id); // so that the service's redelivery runs again
+    this.#syncInFlight.delete(id);
+    if (failures > 0) refuse('HANDLER_FAILED', 'A handler failed after its retries.');
     return jsonResult(202, { received: true });
   }
 

@@ -65,11 +65,14 @@ describe('async mode', () => {
     events.push(`answered ${result.status}`);
     void result.done.then(() => events.push('done'));
     await settle();
-    expect(events).toEqual(['handler started', 'answered 202']);
+    // No handler code runs before the answer, not even its synchronous start.
+    expect(events).toEqual(['answered 202']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(events).toEqual(['answered 202', 'handler started']);
     expect(receiver.stats).toMatchObject({ running: 1, queued: 0, accepted: 1 });
     hold.open();
     await result.done;
-    expect(events).toEqual(['handler started', 'answered 202', 'handler finished', 'done']);
+    expect(events).toEqual(['answered 202', 'handler started', 'handler finished', 'done']);
   });
 
   it('gives handlers the alert and its context', async () => {
@@ -381,6 +384,34 @@ describe('sync mode', () => {
     expect(redelivered.body).toBe('{"received":true}');
     expect((await receiver.handle(request)).body).toBe('{"received":true,"duplicate":true}');
     expect(events).toEqual(['try 0', 'try 1', 'reported', 'answered 500', 'try 0', 'answered 202']);
+  });
+
+  it('answers a redelivery that arrives during a failing first try 500 too, and the next one runs again', async () => {
+    const receiver = make({ mode: 'sync', retries: 0 });
+    const hold = gate();
+    let healthy = false;
+    const tries: string[] = [];
+    receiver.on('churn_risk_alert', async () => {
+      tries.push(healthy ? 'healthy try' : 'failing try');
+      if (healthy) return;
+      await hold.promise;
+      throw new Error('downstream is down');
+    });
+    receiver.onError(() => undefined);
+    const request = delivery({ userId: 'user_concurrent' });
+    const first = receiver.handle(request);
+    await new Promise((resolve) => setImmediate(resolve));
+    // The service times out and redelivers while the first try is still running.
+    const second = receiver.handle(request);
+    await settle();
+    hold.open();
+    expect((await first).status).toBe(500);
+    const concurrent = await second;
+    expect(concurrent.status).toBe(500);
+    expect(JSON.parse(concurrent.body).error.code).toBe('HANDLER_FAILED');
+    healthy = true;
+    expect((await receiver.handle(request)).status).toBe(202);
+    expect(tries).toEqual(['failing try', 'healthy try']);
   });
 
   it('releases the claim when it answers 503, so the redelivery is processed', async () => {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createWorkQueue } from './work-queue.js';
 
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;
   const promise = new Promise<void>((resolve) => (open = resolve));
@@ -21,10 +25,14 @@ describe('createWorkQueue', () => {
       }),
     );
     expect(pushed.map((p) => p !== undefined)).toEqual([true, true, true, true, false]);
-    expect(started).toEqual([0, 1]);
+    // Slots are taken at once; the tasks themselves start on a later turn of the event loop.
+    expect(started).toEqual([]);
     expect([queue.running, queue.queued]).toEqual([2, 2]);
+    await nextTurn();
+    expect(started).toEqual([0, 1]);
     gates[1]!.open();
     await pushed[1];
+    await nextTurn();
     expect(started).toEqual([0, 1, 2]);
     for (const g of gates) g.open();
     await Promise.all(pushed.filter((p) => p !== undefined));

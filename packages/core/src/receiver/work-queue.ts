@@ -19,6 +19,20 @@ interface Entry {
   resolve: () => void;
 }
 
+// Captured at load: the deferral below is a scheduling detail, not a timer that a test's fake
+// clock (vi.useFakeTimers and the like) should hold back.
+const realSetImmediate = typeof setImmediate === 'function' ? setImmediate : undefined;
+const realSetTimeout = setTimeout;
+
+/**
+ * Runs `fn` on a later turn of the event loop, after the current I/O: in async mode the answer is
+ * written before any handler code runs, even a handler that starts with synchronous work.
+ */
+function later(fn: () => void): void {
+  if (realSetImmediate !== undefined) realSetImmediate(fn);
+  else realSetTimeout(fn, 0);
+}
+
 /** Creates a bounded work queue. */
 export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueue {
   const waiting: Entry[] = [];
@@ -33,7 +47,13 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
   }
 
   function start(entry: Entry): void {
-    running++;
+    running++; // the slot is taken now; the task itself starts on a later turn
+    later(() => {
+      run(entry);
+    });
+  }
+
+  function run(entry: Entry): void {
     let promise: Promise<void>;
     try {
       promise = entry.task();

@@ -33,8 +33,11 @@ export function signPayload(options: SignPayloadOptions): SignedHeaders {
   const keys = secretKeys(options.secret);
   const when = options.timestamp ?? Date.now() / 1000;
   const seconds = when instanceof Date ? when.getTime() / 1000 : when;
-  if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new TypeError('timestamp must be a non-negative number of Unix seconds or a Date.');
+  // 12 digits at most (SPEC section 2): a 13-digit value is almost surely `Date.now()` milliseconds.
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds >= 1e12) {
+    throw new TypeError(
+      'timestamp must be Unix time in seconds (at most 12 digits; not milliseconds) or a Date.',
+    );
   }
   const timestamp = String(Math.floor(seconds));
   const parts = signedParts(

@@ -98,6 +98,13 @@ describe.each(['node:crypto', '@noble/hashes'] as const)(
         expect(() => api.signPayload({ body: BODY, secret: SECRET, timestamp: -1 })).toThrow(
           TypeError,
         );
+        // Milliseconds by mistake (13 digits) would give a header every receiver refuses.
+        expect(() =>
+          api.signPayload({ body: BODY, secret: SECRET, timestamp: NOW_S * 1000 }),
+        ).toThrow(/not milliseconds/);
+        expect(
+          api.signPayload({ body: BODY, secret: SECRET, timestamp: 999_999_999_999 }).timestamp,
+        ).toBe('999999999999');
         expect(() => api.signPayload({ body: BODY, secret: '' })).toThrow(TypeError);
         expect(() => api.signPayload({ body: BODY, secret: [] })).toThrow(TypeError);
       });

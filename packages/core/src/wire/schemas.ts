@@ -29,7 +29,10 @@ const optionalScalar = scalarSchema.optional();
 export const userIdSchema = z
   .string({ error: 'userId must be a string' })
   .min(1, 'userId must not be empty')
-  .max(MAX_USER_ID_LENGTH, `userId must be at most ${MAX_USER_ID_LENGTH} characters`);
+  .max(MAX_USER_ID_LENGTH, `userId must be at most ${MAX_USER_ID_LENGTH} characters`)
+  // URL parsing removes the dot segments "." and ".." even percent-encoded, so such a userId
+  // would silently reach another route.
+  .refine((id) => id !== '.' && id !== '..', 'userId must not be "." or ".."');
 
 /** ISO 8601 date-time, with `Z` or an offset. */
 export const isoDateTimeSchema = z.iso.datetime({
