@@ -7,16 +7,21 @@ import { MAX_BULK_EVENTS } from '../wire/schemas.js';
 export interface BatcherOptions {
   /** Ms between timed flushes (when events are waiting); default 5000. */
   flushInterval?: number | undefined;
-  /** Events per request, 1 to 500; reaching it starts a flush. Default 100. */
+  /**
+   * Events per request, 1 to 500; reaching it starts a flush (not after a failed flush, until a
+   * timed or explicit flush succeeds). Default 100.
+   */
   maxSize?: number | undefined;
   /** Most events waiting; beyond it the oldest are dropped (`QUEUE_OVERFLOW`). Default 10000. */
   maxQueueSize?: number | undefined;
   /** Called with the number of events after each request the service accepted. */
   onFlush?: ((count: number) => void) | undefined;
   /**
-   * Called with a `ServiceError` when a timed or size-triggered flush fails, when a batch the
-   * service rejected as invalid is dropped, and on `QUEUE_OVERFLOW`. An exception thrown here is
-   * swallowed.
+   * Called with a `ServiceError` when a timed or size-triggered flush fails (an error that is not
+   * a `ServiceError` comes wrapped, code `FLUSH_FAILED`, the original in `cause`), when such a
+   * flush drops a batch the service rejected as invalid (`dropped` set), for the drops of an
+   * explicit flush that a retryable failure then stopped, and on `QUEUE_OVERFLOW`. An exception
+   * thrown here is swallowed.
    */
   onError?: ((error: ServiceError) => void) | undefined;
 }

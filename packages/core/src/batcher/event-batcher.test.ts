@@ -16,9 +16,12 @@ let service: FakeService;
 let client: ChurnRiskClient;
 let inFlight = 0;
 let maxInFlight = 0;
+/** While true, the service answers every request with 503 (an outage). */
+let outage = false;
 
 /** Accepts a bulk request after a short pause, tracking how many are open at once. */
 const accept: Handler = async (request) => {
+  if (outage) return { status: 503 };
   inFlight++;
   maxInFlight = Math.max(maxInFlight, inFlight);
   await new Promise((resolve) => setTimeout(resolve, 5));
@@ -29,6 +32,7 @@ const accept: Handler = async (request) => {
 beforeEach(async () => {
   inFlight = 0;
   maxInFlight = 0;
+  outage = false;
   service = await startFakeService(accept);
   client = new ChurnRiskClient({ apiKey: API_KEY, baseUrl: service.url, maxRetries: 0 });
 });
@@ -209,16 +213,197 @@ describe('failures', () => {
     await batcher.destroy();
   });
 
-  it('keeps the batch on 401 (a key problem, not the events) and resends it later', async () => {
-    const { batcher, errors, next } = batcherWith({ maxSize: 2 });
-    service.reply({ status: 401 });
+  it.each([
+    [401, 'UNAUTHORIZED'],
+    [403, 'FORBIDDEN'],
+  ])(
+    'drops the batch on %i too (SPEC: any 4xx but 408/429) and reports it',
+    async (status, code) => {
+      const { batcher, errors, next } = batcherWith({ maxSize: 2 });
+      service.reply({ status });
+      for (const item of events(2)) batcher.push(item);
+      await next();
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({ code, status, dropped: 2 });
+      expect(errors[0]?.message).not.toContain(API_KEY);
+      expect(batcher.size).toBe(0);
+      await expect(batcher.flush()).resolves.toBe(0);
+      expect(batches()).toEqual([['u0', 'u1']]);
+      await batcher.destroy();
+    },
+  );
+
+  it('an explicit flush goes on after a dropped batch, then rejects with the drop', async () => {
+    const { batcher, flushed, errors } = batcherWith({ maxSize: 2 });
+    service.reply(accept, { status: 422 }, accept);
+    for (const item of events(6)) batcher.push(item);
+    // The pushes started a size-triggered flush; flush() joins it and so receives the drop.
+    const error = await batcher.flush().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error).toMatchObject({ code: 'VALIDATION_ERROR', status: 422, dropped: 2 });
+    expect(errors).toEqual([]);
+    expect(flushed).toEqual([2, 2]);
+    expect(batches()).toEqual([
+      ['u0', 'u1'],
+      ['u2', 'u3'],
+      ['u4', 'u5'],
+    ]);
+    expect(batcher.size).toBe(0);
+    await batcher.destroy();
+  });
+
+  it('several dropped batches of one explicit flush reject as one error counting them all', async () => {
+    const { batcher, flushed, errors } = batcherWith({ maxSize: 2 });
+    service.reply({ status: 400 }, accept, { status: 400 });
+    for (const item of events(6)) batcher.push(item);
+    const error = await batcher.flush().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error).toMatchObject({ code: 'VALIDATION_ERROR', status: 400, dropped: 4 });
+    expect((error as ServiceError).cause).toMatchObject({ code: 'VALIDATION_ERROR', dropped: 2 });
+    expect(errors).toEqual([]);
+    expect(flushed).toEqual([2]);
+    expect(batches()).toHaveLength(3);
+    expect(batcher.size).toBe(0);
+    await batcher.destroy();
+  });
+
+  it('a timer- or size-triggered flush reports each drop to onError and sends the rest', async () => {
+    const { batcher, flushed, errors, next } = batcherWith({ maxSize: 2 });
+    service.reply({ status: 400 }, accept, { status: 413 });
+    for (const item of events(6)) batcher.push(item);
+    while (errors.length + flushed.length < 3) await next();
+    expect(errors.map((e) => [e.code, e.dropped])).toEqual([
+      ['VALIDATION_ERROR', 2],
+      ['PAYLOAD_TOO_LARGE', 2],
+    ]);
+    expect(flushed).toEqual([2]);
+    expect(batches()).toEqual([
+      ['u0', 'u1'],
+      ['u2', 'u3'],
+      ['u4', 'u5'],
+    ]);
+    expect(batcher.size).toBe(0);
+    await batcher.destroy();
+  });
+
+  it('a retryable failure after a drop stops an explicit flush: it rejects with the failure, the drop goes to onError', async () => {
+    const { batcher, flushed, errors } = batcherWith({ maxSize: 2 });
+    service.reply({ status: 400 }, { status: 503 });
+    for (const item of events(6)) batcher.push(item);
+    await expect(batcher.flush()).rejects.toMatchObject({ code: 'SERVER_ERROR', status: 503 });
+    expect(errors.map((e) => [e.code, e.dropped])).toEqual([['VALIDATION_ERROR', 2]]);
+    expect(flushed).toEqual([]);
+    expect(batcher.size).toBe(4);
+    await expect(batcher.flush()).resolves.toBe(4);
+    expect(batches()).toEqual([
+      ['u0', 'u1'],
+      ['u2', 'u3'],
+      ['u2', 'u3'],
+      ['u4', 'u5'],
+    ]);
+    await batcher.destroy();
+  });
+
+  it('a failure that is not a ServiceError goes to onError wrapped (timer/size) and keeps the batch', async () => {
+    const hookError = new Error('hook bug');
+    let hookFails = true;
+    const hooked = new ChurnRiskClient({
+      apiKey: API_KEY,
+      baseUrl: service.url,
+      maxRetries: 0,
+      onRequest: () => {
+        if (hookFails) throw hookError;
+      },
+    });
+    const errors: ServiceError[] = [];
+    const failed = deferred<undefined>();
+    const batcher = hooked.createBatcher({
+      flushInterval: 60_000,
+      maxSize: 2,
+      onError: (error) => {
+        errors.push(error);
+        failed.resolve(undefined);
+      },
+    });
+    for (const item of events(2)) batcher.push(item);
+    await failed.promise;
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(ServiceError);
+    expect(errors[0]).toMatchObject({ code: 'FLUSH_FAILED' });
+    expect(errors[0]?.message).toContain('hook bug');
+    expect(errors[0]?.cause).toBe(hookError);
+    expect(batcher.size).toBe(2);
+    // An explicit flush rejects with the error itself; the batch still stays at the head.
+    await expect(batcher.flush()).rejects.toBe(hookError);
+    expect(errors).toHaveLength(1);
+    expect(batcher.size).toBe(2);
+    expect(service.requests).toHaveLength(0);
+    hookFails = false;
+    batcher.push(events(1, 2)[0]!);
+    await expect(batcher.flush()).resolves.toBe(3);
+    expect(batches()).toEqual([['u0', 'u1'], ['u2']]);
+    await batcher.destroy();
+  });
+
+  it('after a failed flush, pushes past maxSize send nothing until the next timer flush succeeds', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const { batcher, errors, flushed, next } = batcherWith({ maxSize: 2, flushInterval: 1000 });
+    outage = true;
     for (const item of events(2)) batcher.push(item);
     await next();
-    expect(errors[0]).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
-    expect(errors[0]?.message).not.toContain(API_KEY);
-    expect(batcher.size).toBe(2);
-    await expect(batcher.flush()).resolves.toBe(2);
-    expect(batches().at(-1)).toEqual(['u0', 'u1']);
+    expect(errors.map((e) => e.code)).toEqual(['SERVER_ERROR']);
+    // A started flush takes its batch off the queue at once: the size shows none started.
+    for (const item of events(20, 2)) batcher.push(item);
+    expect(batcher.size).toBe(22);
+    // A failing timer flush keeps the batcher backing off.
+    vi.advanceTimersByTime(1000);
+    expect(batcher.size).toBe(20);
+    await next();
+    expect(errors.map((e) => e.code)).toEqual(['SERVER_ERROR', 'SERVER_ERROR']);
+    batcher.push(events(1, 22)[0]!);
+    expect(batcher.size).toBe(23);
+    expect(service.requests).toHaveLength(2);
+
+    outage = false;
+    vi.advanceTimersByTime(1000);
+    expect(batcher.size).toBe(21);
+    while (flushed.reduce((sum, n) => sum + n, 0) < 23) await next();
+    expect(batcher.size).toBe(0);
+    const ids = batches();
+    expect(ids.slice(0, 3)).toEqual([
+      ['u0', 'u1'],
+      ['u0', 'u1'],
+      ['u0', 'u1'],
+    ]);
+    expect(ids.slice(3).flat()).toEqual(events(21, 2).map((e) => e.userId));
+    expect(ids).toHaveLength(3 + 11);
+    expect(errors).toHaveLength(2);
+    // Recovered: reaching maxSize starts a flush again.
+    for (const item of events(2, 23)) batcher.push(item);
+    expect(batcher.size).toBe(0);
+    while (flushed.length < 13) await next();
+    expect(batches().at(-1)).toEqual(['u23', 'u24']);
+    await batcher.destroy();
+  });
+
+  it('a successful explicit flush() also ends the backoff', async () => {
+    const { batcher, errors, flushed, next } = batcherWith({ maxSize: 2 });
+    outage = true;
+    for (const item of events(2)) batcher.push(item);
+    await next();
+    expect(errors).toHaveLength(1);
+    for (const item of events(2, 2)) batcher.push(item);
+    expect(batcher.size).toBe(4);
+    outage = false;
+    await expect(batcher.flush()).resolves.toBe(4);
+    for (const item of events(2, 4)) batcher.push(item);
+    expect(batcher.size).toBe(0);
+    while (flushed.length < 3) await next();
+    expect(batches().slice(1)).toEqual([
+      ['u0', 'u1'],
+      ['u2', 'u3'],
+      ['u4', 'u5'],
+    ]);
     await batcher.destroy();
   });
 
