@@ -122,6 +122,30 @@ describe('createPagesHandler', () => {
     expect(seen).toEqual([]);
   });
 
+  it.each(['GET', 'PUT'])(
+    'answers 405 Allow: POST to %s even when Next parsed the body, and runs nothing',
+    async (method) => {
+      const { receiver, seen } = receiverWithLog();
+      const handler = createPagesHandler(receiver);
+      const delivery = createTestDelivery(alert('u_method'), { secret: SECRET });
+      // Next's default body parser ran: the stream is read and req.body is set.
+      const answer = await serveOnce(
+        (req, res) => {
+          req.resume();
+          req.on('end', () => {
+            Object.assign(req, { body: {} });
+            asNext(handler)(req, res);
+          });
+        },
+        { method, headers: delivery.headers, body: method === 'GET' ? '' : delivery.body },
+      );
+      expect(answer.status).toBe(405);
+      expect(answer.headers.allow).toBe('POST');
+      await receiver.drain({ timeoutMs: 5000 });
+      expect(seen).toEqual([]);
+    },
+  );
+
   it('answers 500 too when the stream was consumed without setting req.body', async () => {
     const { receiver } = receiverWithLog();
     const handler = createPagesHandler(receiver);

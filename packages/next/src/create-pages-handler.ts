@@ -26,7 +26,7 @@ type PagesRequest = IncomingMessage & { body?: unknown };
 /**
  * Creates a Pages Router API route handler: `export default createPagesHandler(receiver)`, together
  * with `export const config = { api: { bodyParser: false } }` (without it the handler answers 500 and
- * names that line). Only plain Node `req`/`res` methods are used, so it also runs on a bare
+ * names that line; other methods are answered 405 by the receiver either way). Only plain Node `req`/`res` methods are used, so it also runs on a bare
  * `node:http` server. Pages API routes have no `after()`: the alert's processing runs in-process
  * after the answer unless `options.waitUntil` is given; use `mode: 'sync'` where the platform may
  * stop the function once the answer is sent.
@@ -36,22 +36,23 @@ export function createPagesHandler(
   options: NextHandlerOptions = {},
 ): PagesHandler {
   return async (req: PagesRequest, res: ServerResponse) => {
-    if (req.body !== undefined || req.readableEnded) {
-      res.writeHead(500, { 'content-type': 'application/json' }).end(BODY_ALREADY_READ);
-      return;
-    }
-    let body: Uint8Array | null;
-    try {
-      body =
-        req.method?.toUpperCase() === 'POST'
-          ? await readNodeBody(req, { maxBytes: receiver.maxBodyBytes })
-          : null;
-    } catch (error) {
-      if (req.destroyed && !isWebhookVerificationError(error)) return; // the client went away
-      const result = errorResponse(error);
-      // The rest of the body was left unread: the connection cannot be reused.
-      sendNodeResponse(res, { ...result, headers: { ...result.headers, connection: 'close' } });
-      return;
+    let body: Uint8Array | null = null;
+    // Only a POST needs its raw body: any other method goes to the receiver without one (405,
+    // `Allow: POST`), whether or not Next's body parser ran.
+    if (req.method?.toUpperCase() === 'POST') {
+      if (req.body !== undefined || req.readableEnded) {
+        res.writeHead(500, { 'content-type': 'application/json' }).end(BODY_ALREADY_READ);
+        return;
+      }
+      try {
+        body = await readNodeBody(req, { maxBytes: receiver.maxBodyBytes });
+      } catch (error) {
+        if (req.destroyed && !isWebhookVerificationError(error)) return; // the client went away
+        const result = errorResponse(error);
+        // The rest of the body was left unread: the connection cannot be reused.
+        sendNodeResponse(res, { ...result, headers: { ...result.headers, connection: 'close' } });
+        return;
+      }
     }
     const result = await receiver.handle({ method: req.method ?? '', headers: req.headers, body });
     sendNodeResponse(res, result);

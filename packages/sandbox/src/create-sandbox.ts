@@ -15,9 +15,9 @@ import { createChurnRiskService, type ChurnRiskService } from './service/churn-r
 
 /** Options of `createSandbox`. */
 export interface SandboxOptions {
-  /** The API key clients must send. Default: a random `sk_test_...`. */
+  /** The API key clients must send: non-empty, no whitespace. Default: a random `sk_test_...`. */
   apiKey?: string;
-  /** The secret that signs webhook deliveries. Default: a random `whsec_...`. */
+  /** The secret that signs webhook deliveries: non-empty. Default: a random `whsec_...`. */
   webhookSecret?: string;
   /** Port to listen on. Default 0 (any free port). */
   port?: number;
@@ -68,6 +68,25 @@ export function generateWebhookSecret(): string {
 }
 
 /**
+ * Checks an explicit `apiKey` or `webhookSecret` option: why it is unusable, or `undefined` when it
+ * is fine. An empty secret cannot sign a delivery; an empty key, or one with whitespace, can never
+ * match an `Authorization: Bearer <apiKey>` header.
+ */
+export function credentialProblem(
+  name: 'apiKey' | 'webhookSecret',
+  value: unknown,
+): string | undefined {
+  if (typeof value !== 'string' || value === '') return `${name} must be a non-empty string.`;
+  if (name === 'apiKey' && /\s/.test(value)) return 'apiKey must not contain whitespace.';
+  return undefined;
+}
+
+function checkCredential(name: 'apiKey' | 'webhookSecret', value: unknown): void {
+  const problem = credentialProblem(name, value);
+  if (problem !== undefined) throw new TypeError(`createSandbox: ${problem}`);
+}
+
+/**
  * Starts a local churn-risk service (SPEC section 7) and resolves once it listens.
  *
  * @example
@@ -75,8 +94,13 @@ export function generateWebhookSecret(): string {
  * const client = new ChurnRiskClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url });
  * await client.track({ userId: 'u1', event: 'login' });
  * await sandbox.close();
+ *
+ * @throws TypeError (the promise rejects) when `apiKey` or `webhookSecret` is given but empty (or
+ *   the key holds whitespace), before anything starts.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  if (options.apiKey !== undefined) checkCredential('apiKey', options.apiKey);
+  if (options.webhookSecret !== undefined) checkCredential('webhookSecret', options.webhookSecret);
   const apiKey = options.apiKey ?? generateApiKey();
   const webhookSecret = options.webhookSecret ?? generateWebhookSecret();
   const clock = options.clock ?? systemClock;

@@ -58,13 +58,16 @@ describe('churn-risk CLI', { timeout: 60_000 }, () => {
     expect(trigger.stdout).toMatch(/--score/);
   });
 
-  it('exits 2 with a clear message on an unknown flag, a missing flag or an unknown command', async () => {
-    const [unknownFlag, missing, badScore, unknownCommand] = await Promise.all([
-      runCli(['sandbox', '--prot', '1']),
-      runCli(['trigger', '--url', 'http://127.0.0.1:9/x']),
-      runCli(['trigger', '--url', 'http://127.0.0.1:9/x', '--secret', 's', '--score', '2']),
-      runCli(['serve']),
-    ]);
+  it('exits 2 with a clear message on an unknown flag, a missing or empty flag or an unknown command', async () => {
+    const [unknownFlag, missing, badScore, unknownCommand, emptySecret, emptyKey] =
+      await Promise.all([
+        runCli(['sandbox', '--prot', '1']),
+        runCli(['trigger', '--url', 'http://127.0.0.1:9/x']),
+        runCli(['trigger', '--url', 'http://127.0.0.1:9/x', '--secret', 's', '--score', '2']),
+        runCli(['serve']),
+        runCli(['sandbox', '--port', '0', '--webhook-secret', '']),
+        runCli(['sandbox', '--port', '0', '--api-key', '']),
+      ]);
     expect(unknownFlag.code).toBe(2);
     expect(unknownFlag.stderr).toMatch(/Unknown option '--prot'/);
     expect(unknownFlag.stderr).toMatch(/churn-risk sandbox --help/);
@@ -73,6 +76,13 @@ describe('churn-risk CLI', { timeout: 60_000 }, () => {
     expect(badScore.code).toBe(2);
     expect(unknownCommand.code).toBe(2);
     expect(unknownCommand.stderr).toMatch(/unknown command "serve"/);
+    expect(emptySecret.code).toBe(2);
+    expect(emptySecret.stderr).toMatch(
+      /--webhook-secret: webhookSecret must be a non-empty string/,
+    );
+    expect(emptySecret.stdout).not.toMatch(/sandbox running/);
+    expect(emptyKey.code).toBe(2);
+    expect(emptyKey.stderr).toMatch(/--api-key: apiKey must be a non-empty string/);
   });
 
   it('sandbox prints its URL, key and secret, serves the API, and stops cleanly on SIGINT', async () => {

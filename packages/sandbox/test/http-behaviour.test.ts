@@ -49,15 +49,58 @@ describe('HTTP behaviour', () => {
   it('replays a 204 and an error answer too', async () => {
     const key = { 'idempotency-key': 'k-204' };
     expect((await post('/v1/users/t/traits', { plan: 'pro' }, key)).status).toBe(204);
-    const replay = await post('/v1/users/t/traits', { plan: 'free' }, key);
+    expect((await post('/v1/users/t/traits', { plan: 'team' })).status).toBe(204);
+    const replay = await post('/v1/users/t/traits', { plan: 'pro' }, key);
     expect(replay.status).toBe(204);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(await replay.text()).toBe('');
-    expect(sandbox.service.users.get('t')!.traits).toEqual({ plan: 'pro' });
+    expect(sandbox.service.users.get('t')!.traits).toEqual({ plan: 'team' });
     const bad = { 'idempotency-key': 'k-400' };
     const firstBad = await post('/v1/events', { userId: '' }, bad);
-    const secondBad = await post('/v1/events', { userId: 'fine', event: 'login' }, bad);
+    const secondBad = await post('/v1/events', { userId: '' }, bad);
     expect([firstBad.status, secondBad.status]).toEqual([400, 400]);
-    expect(sandbox.service.users.get('fine')).toBeUndefined();
+    expect(secondBad.headers.get('idempotent-replayed')).toBe('true');
+    expect(await secondBad.json()).toEqual(await firstBad.json());
+  });
+
+  it('answers 422 IDEMPOTENCY_KEY_REUSED to a key reused on another route or with another body, running nothing', async () => {
+    const key = { 'idempotency-key': 'k-reuse' };
+    const first = await post('/v1/events', { userId: 'reuse', event: 'login' }, key);
+    expect(first.status).toBe(202);
+    const attempts = await Promise.all([
+      post('/v1/users/reuse/traits', { plan: 'pro' }, key),
+      call('/v1/users/reuse/watch', {
+        method: 'PUT',
+        body: JSON.stringify({ threshold: 0.7, webhook: 'https://example.com/h', cooldown: '1d' }),
+        headers: key,
+      }),
+      call('/v1/users/reuse/watch', { method: 'DELETE', headers: key }),
+      post('/v1/events/bulk', { events: [{ userId: 'reuse', event: 'login' }] }, key),
+    ]);
+    for (const response of attempts) {
+      expect(response.status).toBe(422);
+      expect(response.headers.get('idempotent-replayed')).toBeNull();
+      expect(await response.json()).toEqual({
+        error: {
+          code: 'IDEMPOTENCY_KEY_REUSED',
+          message: expect.stringContaining('already used for POST /v1/events;') as string,
+        },
+      });
+    }
+    const otherBody = await post('/v1/events', { userId: 'reuse', event: 'logout' }, key);
+    expect(otherBody.status).toBe(422);
+    expect(((await otherBody.json()) as { error: { message: string } }).error.message).toMatch(
+      /already used with a different request body/,
+    );
+    const user = sandbox.service.users.get('reuse')!;
+    expect(user.traits).toEqual({});
+    expect(user.events.map((e) => e.event)).toEqual(['login']);
+    expect(sandbox.service.watches.get('reuse')).toBeUndefined();
+    // The first request, sent again, is still replayed.
+    const again = await post('/v1/events', { userId: 'reuse', event: 'login' }, key);
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(sandbox.service.users.get('reuse')!.events).toHaveLength(1);
   });
 
   it('puts an x-request-id on every answer, errors included', async () => {
@@ -117,6 +160,21 @@ describe('HTTP behaviour', () => {
     'limit=2.5',
     'offset=-1',
     'plan=',
+    'threshold=0x1',
+    'threshold=1e-1',
+    'threshold=.5',
+    'threshold=0.',
+    'threshold=+0.5',
+    'threshold=%200.5',
+    'threshold=',
+    'threshold=0.5&threshold=0.6',
+    'limit=1e2',
+    'limit=0x10',
+    'limit=10.0',
+    'limit=%2010',
+    'offset=1e1',
+    'offset=0b1',
+    'offset=',
   ])('answers 400 to the at-risk query %s', async (query) => {
     const response = await call(`/v1/at-risk?${query}`);
     expect(response.status).toBe(400);
@@ -125,6 +183,13 @@ describe('HTTP behaviour', () => {
     };
     expect(json.error.code).toBe('VALIDATION_ERROR');
     expect(json.error.details[0]!.path).toBe(query.split('=')[0]);
+  });
+
+  it('accepts plain decimal numbers in the at-risk query', async () => {
+    const response = await call('/v1/at-risk?threshold=0.25&limit=007&offset=0');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ limit: 7, offset: 0 });
+    expect((await call('/v1/at-risk?threshold=1&limit=200&offset=10')).status).toBe(200);
   });
 
   it.each([

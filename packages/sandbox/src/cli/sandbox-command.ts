@@ -1,7 +1,7 @@
-import { createSandbox } from '../create-sandbox.js';
+import { createSandbox, credentialProblem } from '../create-sandbox.js';
 import type { DeliveryRecord } from '../deliveries/delivery-log.js';
 import type { DeliveryAttempt } from '../deliveries/send-attempt.js';
-import { EXIT, type CliIo } from './cli-io.js';
+import { EXIT, UsageError, type CliIo } from './cli-io.js';
 import { parseFlags, parsePort } from './parse-flags.js';
 
 /** Default port of `churn-risk sandbox`. */
@@ -45,6 +45,14 @@ export async function sandboxCommand(
   if (flags.help === true) {
     io.out(SANDBOX_HELP);
     return EXIT.ok;
+  }
+  for (const [flag, option] of [
+    ['api-key', 'apiKey'],
+    ['webhook-secret', 'webhookSecret'],
+  ] as const) {
+    const value = flags[flag];
+    const problem = value === undefined ? undefined : credentialProblem(option, value);
+    if (problem !== undefined) throw new UsageError(`--${flag}: ${problem}`);
   }
   const sandbox = await createSandbox({
     port: parsePort(flags.port, DEFAULT_SANDBOX_PORT),

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { ChurnRiskAlert } from '@churn-risk/core';
 import type { SandboxClock, TimerHandle } from '../clock/clock.js';
 import { nextTryAt } from './retry-schedule.js';
-import { sendAttempt, type DeliveryAttempt } from './send-attempt.js';
+import {
+  describeError,
+  sendAttempt,
+  type DeliveryAttempt,
+  type SendAttemptOptions,
+} from './send-attempt.js';
 
 /** The state of a delivery: `pending` until a 2xx answer (`delivered`) or the 72 h window ends (`failed`). */
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
@@ -42,6 +47,8 @@ export interface DeliveriesOptions {
   timeoutMs: number;
   /** Called after every try, e.g. to print it. */
   onAttempt?: (record: DeliveryRecord, attempt: DeliveryAttempt) => void;
+  /** Sends one try; default `sendAttempt`. Injectable for tests. */
+  send?: (options: SendAttemptOptions) => Promise<DeliveryAttempt>;
 }
 
 interface Entry {
@@ -57,6 +64,7 @@ const copy = (record: DeliveryRecord): DeliveryRecord => structuredClone(record)
 /** Creates the delivery log and its retry scheduler. */
 export function createDeliveries(options: DeliveriesOptions): Deliveries {
   const { clock } = options;
+  const send = options.send ?? sendAttempt;
   const entries = new Map<string, Entry>();
   const inFlight = new Set<Promise<void>>();
   const closing = new AbortController();
@@ -93,16 +101,36 @@ export function createDeliveries(options: DeliveriesOptions): Deliveries {
   const run = (entry: Entry): void => {
     delete entry.timer;
     if (closing.signal.aborted) return;
-    const sending = sendAttempt({
-      webhook: entry.record.webhook,
-      body: entry.body,
-      secret: options.secret,
-      clock,
-      timeoutMs: options.timeoutMs,
-      signal: closing.signal,
-    }).then((attempt) => {
-      finish(entry, attempt);
-    });
+    const startedAt = clock.now();
+    // A try that throws (synchronously or not, for any reason) is a failed try, retried like a
+    // network error: never an unhandled rejection.
+    const sending = Promise.resolve()
+      .then(() =>
+        send({
+          webhook: entry.record.webhook,
+          body: entry.body,
+          secret: options.secret,
+          clock,
+          timeoutMs: options.timeoutMs,
+          signal: closing.signal,
+        }),
+      )
+      .catch((error: unknown): DeliveryAttempt => ({
+        at: new Date(startedAt).toISOString(),
+        error: describeError(error),
+        durationMs: clock.now() - startedAt,
+      }))
+      .then((attempt) => {
+        finish(entry, attempt);
+      })
+      .catch(() => {
+        // Only scheduling the next try can fail here (the injected clock threw): with no timer
+        // left, the delivery cannot go on, so it is marked failed rather than left pending.
+        if (entry.record.state === 'pending' && entry.timer === undefined) {
+          entry.record.state = 'failed';
+          entry.record.nextAttemptAt = null;
+        }
+      });
     const tracked = sending.finally(() => {
       inFlight.delete(tracked);
       settleWaiters();

@@ -1,4 +1,4 @@
-import { signPayload } from '@churn-risk/core';
+import { signPayload, type SignedHeaders } from '@churn-risk/core';
 import type { SandboxClock } from '../clock/clock.js';
 
 /** One try of a delivery, as the log shows it. */
@@ -36,11 +36,22 @@ export const TIMESTAMP_HEADER = 'X-Service-Timestamp';
 export async function sendAttempt(options: SendAttemptOptions): Promise<DeliveryAttempt> {
   const { clock } = options;
   const startedAt = clock.now();
-  const { signature, timestamp } = signPayload({
-    body: options.body,
-    secret: options.secret,
-    timestamp: startedAt / 1000,
-  });
+  const at = new Date(startedAt).toISOString();
+  let signed: SignedHeaders;
+  try {
+    signed = signPayload({
+      body: options.body,
+      secret: options.secret,
+      timestamp: startedAt / 1000,
+    });
+  } catch (error) {
+    return {
+      at,
+      error: `could not sign the delivery: ${describeError(error)}`,
+      durationMs: clock.now() - startedAt,
+    };
+  }
+  const { signature, timestamp } = signed;
   const controller = new AbortController();
   const onAbort = (): void => {
     controller.abort(new Error('the sandbox closed'));
@@ -49,7 +60,6 @@ export async function sendAttempt(options: SendAttemptOptions): Promise<Delivery
   const timer = clock.setTimeout(() => {
     controller.abort(new Error(`timed out after ${options.timeoutMs} ms`));
   }, options.timeoutMs);
-  const at = new Date(startedAt).toISOString();
   try {
     const response = await fetch(options.webhook, {
       method: 'POST',
@@ -66,14 +76,15 @@ export async function sendAttempt(options: SendAttemptOptions): Promise<Delivery
     return { at, status: response.status, durationMs: clock.now() - startedAt };
   } catch (error) {
     const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
-    return { at, error: describe(reason), durationMs: clock.now() - startedAt };
+    return { at, error: describeError(reason), durationMs: clock.now() - startedAt };
   } finally {
     clock.clearTimeout(timer);
     options.signal.removeEventListener('abort', onAbort);
   }
 }
 
-function describe(error: unknown): string {
+/** An error as one line for `DeliveryAttempt.error`: its message, and its cause's. */
+export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return `${error.message}${cause}`;

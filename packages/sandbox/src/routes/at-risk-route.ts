@@ -5,10 +5,17 @@ import { parseInput } from './parse-input.js';
 
 type RawQuery = Partial<Record<'threshold' | 'plan' | 'limit' | 'offset', string | string[]>>;
 
-/** A query value as a number: absent stays absent; anything but one finite number fails validation. */
-function toNumber(value: string | string[] | undefined): unknown {
-  if (value === undefined || Array.isArray(value)) return value;
-  return value.trim() === '' ? value : Number(value);
+/** A threshold: a plain decimal (`0.7`, `1`); no sign, exponent, hex or whitespace. */
+const DECIMAL = /^\d+(\.\d+)?$/;
+/** A limit or offset: plain decimal digits. */
+const DIGITS = /^\d+$/;
+
+/**
+ * A query value as a number when it is written as `pattern` allows; absent stays absent, and any
+ * other value is left as it is, so the schema rejects it (400 VALIDATION_ERROR naming the field).
+ */
+function toNumber(value: string | string[] | undefined, pattern: RegExp): unknown {
+  return typeof value === 'string' && pattern.test(value) ? Number(value) : value;
 }
 
 /**
@@ -21,10 +28,10 @@ export function registerAtRiskRoute(app: FastifyInstance, service: ChurnRiskServ
     const query = parseInput(
       wire.atRiskQuerySchema,
       {
-        threshold: toNumber(raw.threshold),
+        threshold: toNumber(raw.threshold, DECIMAL),
         plan: raw.plan,
-        limit: toNumber(raw.limit),
-        offset: toNumber(raw.offset),
+        limit: toNumber(raw.limit, DIGITS),
+        offset: toNumber(raw.offset, DIGITS),
       },
       'at-risk query',
     );

@@ -1,13 +1,24 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { IdempotencyStore } from './idempotency-store.js';
+import { ApiError } from './api-error.js';
+import type { IdempotencyStore, RequestFingerprint } from './idempotency-store.js';
+import { rawBodyOf } from './parse-json-body.js';
 
 /** Header that marks a replayed answer. */
 export const REPLAYED_HEADER = 'idempotent-replayed';
 
+const fingerprintOf = (request: FastifyRequest): RequestFingerprint => ({
+  method: request.method,
+  path: request.url,
+  bodyHash: createHash('sha256').update(rawBodyOf(request)).digest('hex'),
+});
+
 /**
  * `Idempotency-Key` replay: the first answer (status, content type, body) to a key, with the same API
- * key, is stored and sent again for every later request with that key; the later requests do not
- * run. Answers 5xx are not stored, so a retry runs again. GET requests ignore the header.
+ * key, is stored and sent again for every later request with that key and the same method, path
+ * (with query) and body bytes; the later requests do not run. The same key with a different method,
+ * path or body is answered 422 `IDEMPOTENCY_KEY_REUSED` and does not run either (as Stripe does).
+ * Answers 5xx are not stored, so a retry runs again. GET requests ignore the header.
  */
 export function registerIdempotency(
   app: FastifyInstance,
@@ -26,13 +37,27 @@ export function registerIdempotency(
     )
       return;
     const key = `${apiKey} ${header}`;
-    for (let claimed = store.claim(key); claimed; claimed = store.claim(key)) {
-      const answer = await claimed;
+    const fingerprint = fingerprintOf(request);
+    // Waits while the first request with the key runs; claims again if that one was released.
+    for (let claim = store.claim(key, fingerprint); claim.kind !== 'first';) {
+      if (claim.kind === 'reused') {
+        const { method, path } = claim.first;
+        const what =
+          method === fingerprint.method && path === fingerprint.path
+            ? 'with a different request body'
+            : `for ${method} ${path}`;
+        throw new ApiError(
+          'IDEMPOTENCY_KEY_REUSED',
+          `This Idempotency-Key was already used ${what}; use a new key for a new request.`,
+        );
+      }
+      const answer = await claim.answer;
       if (answer) {
         reply.code(answer.status).header(REPLAYED_HEADER, 'true');
         if (answer.contentType !== undefined) reply.header('content-type', answer.contentType);
         return reply.send(answer.body === '' ? undefined : answer.body);
       }
+      claim = store.claim(key, fingerprint);
     }
     owned.set(request, key);
     return undefined;
