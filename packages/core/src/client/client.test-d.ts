@@ -18,6 +18,8 @@ describe('client types', () => {
     expectTypeOf<ServiceError['status']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<'24h'>().toExtend<CooldownString>();
     expectTypeOf<'24m'>().not.toExtend<CooldownString>();
+    expectTypeOf<'1.5h'>().not.toExtend<CooldownString>();
+    expectTypeOf<'7d'>().toExtend<CooldownString>();
     expectTypeOf<WatchOptions['cooldown']>().toEqualTypeOf<CooldownString>();
   });
 

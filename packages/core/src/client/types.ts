@@ -44,8 +44,12 @@ export type AtRiskResult = z.infer<typeof atRiskResultSchema>;
 /** A watch as the service stores it. */
 export type WatchedUser = z.infer<typeof watchedUserSchema>;
 
-/** A positive whole number then `d` (days) or `h` (hours), e.g. `"24h"`; checked against `^[1-9]\d*[dh]$`. */
-export type CooldownString = `${number}d` | `${number}h`;
+/**
+ * A positive whole number then `d` (days) or `h` (hours), e.g. `"24h"`. The type admits whole
+ * numbers only (`"1.5h"` is a type error); the sign and leading zeros are checked at run time
+ * against `^[1-9]\d*[dh]$`.
+ */
+export type CooldownString = `${bigint}d` | `${bigint}h`;
 
 /** The body of `watch`. */
 export interface WatchOptions {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createWorkQueue } from './work-queue.js';
 
 function nextTurn(): Promise<void> {
@@ -68,5 +68,33 @@ describe('createWorkQueue', () => {
     g.open();
     await waiting;
     expect(idle).toBe(true);
+  });
+
+  it('still runs tasks where setImmediate is a stub that throws (the Next.js edge runtime)', async () => {
+    vi.resetModules();
+    let stubCalls = 0;
+    vi.stubGlobal('setImmediate', () => {
+      stubCalls++;
+      throw new Error(
+        'A Node.js API is used (setImmediate) which is not supported in the Edge Runtime.',
+      );
+    });
+    try {
+      const { createWorkQueue: createEdgeQueue } = await import('./work-queue.js');
+      const queue = createEdgeQueue(1, 10);
+      const ran: number[] = [];
+      const done = [1, 2, 3].map((n) =>
+        queue.tryPush(async () => {
+          ran.push(n);
+        }),
+      );
+      await Promise.all(done.filter((p): p is Promise<void> => p !== undefined));
+      expect(done.every((p) => p !== undefined)).toBe(true);
+      expect(ran).toEqual([1, 2, 3]);
+      expect(stubCalls).toBe(1); // tried once, then setTimeout from then on
+    } finally {
+      vi.unstubAllGlobals();
+      vi.resetModules();
+    }
   });
 });

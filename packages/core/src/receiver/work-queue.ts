@@ -20,17 +20,29 @@ interface Entry {
 }
 
 // Captured at load: the deferral below is a scheduling detail, not a timer that a test's fake
-// clock (vi.useFakeTimers and the like) should hold back.
-const realSetImmediate = typeof setImmediate === 'function' ? setImmediate : undefined;
-const realSetTimeout = setTimeout;
+// clock (vi.useFakeTimers and the like) should hold back. Edge runtimes may define `setImmediate`
+// as a stub that throws (Next.js does): there, and wherever it throws, setTimeout is used.
+const isEdgeRuntime = typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === 'string';
+let realSetImmediate: ((fn: () => void) => unknown) | undefined =
+  !isEdgeRuntime && typeof globalThis.setImmediate === 'function'
+    ? globalThis.setImmediate
+    : undefined;
+const realSetTimeout = globalThis.setTimeout;
 
 /**
  * Runs `fn` on a later turn of the event loop, after the current I/O: in async mode the answer is
  * written before any handler code runs, even a handler that starts with synchronous work.
  */
 function later(fn: () => void): void {
-  if (realSetImmediate !== undefined) realSetImmediate(fn);
-  else realSetTimeout(fn, 0);
+  if (realSetImmediate !== undefined) {
+    try {
+      realSetImmediate(fn);
+      return;
+    } catch {
+      realSetImmediate = undefined; // a throwing stub: use setTimeout from now on
+    }
+  }
+  realSetTimeout(fn, 0);
 }
 
 /** Creates a bounded work queue. */
