@@ -88,6 +88,10 @@ describe('churnRiskPlugin', () => {
       'text/plain',
       'application/octet-stream',
       undefined,
+      // Values Fastify itself cannot parse (it would answer 415): the bytes are still verified.
+      'garbage',
+      '',
+      'a/b/c',
     ]) {
       // Indented JSON: a parsed and re-serialised body would not match the signature.
       const body = JSON.stringify(JSON.parse(alertBody()), null, 2);

@@ -12,6 +12,10 @@ export interface ChurnRiskPluginOptions {
   drainTimeoutMs?: number;
 }
 
+const RAW_TYPE = 'application/octet-stream';
+/** The Content-Type each request arrived with, before the route's hook replaced it. */
+const originalContentType = new WeakMap<FastifyRequest, string>();
+
 /** Every method goes to the receiver, which answers 405 with `Allow: POST` to all but POST. */
 const METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 
@@ -23,8 +27,18 @@ const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, don
   const { receiver, path } = options;
   // This scope is encapsulated: its parsers apply to the webhook route only, never to sibling routes.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, next) => {
+  app.addContentTypeParser(RAW_TYPE, { parseAs: 'buffer' }, (_request, body, next) => {
     next(null, body);
+  });
+  // The signature covers the bytes, not the Content-Type: whatever the sender wrote there (even a
+  // value Fastify cannot parse, which would be a 415), the body is read raw, so that this route
+  // answers exactly as the receiver does in every other adapter. The header itself is kept.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const { headers } = request;
+    const original = headers['content-type'];
+    if (original !== undefined) originalContentType.set(request, original);
+    headers['content-type'] = RAW_TYPE;
+    done();
   });
 
   app.route({
@@ -32,7 +46,8 @@ const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, don
     url: path,
     bodyLimit: receiver.maxBodyBytes,
     async handler(request: FastifyRequest, reply: FastifyReply) {
-      const { method, headers } = request;
+      const { method } = request;
+      const headers = { ...request.headers, 'content-type': originalContentType.get(request) };
       const result = await receiver.handle({ method, headers, body: rawBodyOf(request) });
       return reply.code(result.status).headers(result.headers).send(result.body);
     },
