@@ -97,4 +97,23 @@ describe('createWorkQueue', () => {
       vi.resetModules();
     }
   });
+
+  it('forgets an idle() wait whose signal aborted, and a drain that timed out keeps nothing', async () => {
+    const { drainQueue } = await import('./drain.js');
+    const queue = createWorkQueue(1, 1);
+    const hold = gate();
+    const done = queue.tryPush(() => hold.promise);
+    const stop = new AbortController();
+    void queue.idle(stop.signal);
+    const kept = queue.idle();
+    expect(queue.idleWaiters).toBe(2);
+    stop.abort();
+    expect(queue.idleWaiters).toBe(1);
+    await expect(drainQueue(queue, 0)).rejects.toThrow(/did not drain within 0 ms/);
+    expect(queue.idleWaiters).toBe(1);
+    hold.open();
+    await done;
+    await kept;
+    expect(queue.idleWaiters).toBe(0);
+  });
 });

@@ -8,10 +8,15 @@ export interface WorkQueue {
    * or `undefined` when `maxQueue` tasks are already waiting (nothing is queued then).
    */
   tryPush(task: Task): Promise<void> | undefined;
-  /** Resolves when nothing is queued or running. */
-  idle(): Promise<void>;
+  /**
+   * Resolves when nothing is queued or running. An aborted `signal` stops the wait (the promise
+   * then never settles and nothing is kept for it).
+   */
+  idle(signal?: AbortSignal): Promise<void>;
   readonly queued: number;
   readonly running: number;
+  /** Pending `idle()` waits, for tests. */
+  readonly idleWaiters: number;
 }
 
 interface Entry {
@@ -92,9 +97,21 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
         else waiting.push(entry);
       });
     },
-    idle() {
+    idle(signal) {
       if (running === 0 && waiting.length === 0) return Promise.resolve();
-      return new Promise((resolve) => idleWaiters.push(resolve));
+      return new Promise((resolve) => {
+        idleWaiters.push(resolve);
+        signal?.addEventListener(
+          'abort',
+          () => {
+            idleWaiters = idleWaiters.filter((waiter) => waiter !== resolve);
+          },
+          { once: true },
+        );
+      });
+    },
+    get idleWaiters() {
+      return idleWaiters.length;
     },
     get queued() {
       return waiting.length;
