@@ -4,10 +4,10 @@ import { signedLoad, statusSummary, type LoadResult } from '../lib/signed-load.j
 import { formatNumber, formatRatio, markdownTable, median } from '../lib/table.js';
 import type { BenchResult, BenchSettings } from '../lib/types.js';
 
-/** Each adapter and its bare framework route (and the hand-written check, for Express). */
+/** Each adapter and its bare framework route (and a hand-written check, for Express and Fastify). */
 const COMPARISONS: readonly { framework: string; bare: string; others: readonly string[] }[] = [
   { framework: 'Express 5', bare: 'express-bare', others: ['express-hand', 'express-ours'] },
-  { framework: 'Fastify 5', bare: 'fastify-bare', others: ['fastify-ours'] },
+  { framework: 'Fastify 5', bare: 'fastify-bare', others: ['fastify-hand', 'fastify-ours'] },
   { framework: 'Next route handler', bare: 'next-bare', others: ['next-ours'] },
 ];
 
@@ -16,6 +16,7 @@ const LABELS: Record<string, string> = {
   'express-hand': 'express.raw() + hand-written HMAC check + JSON.parse',
   'express-ours': 'createMiddleware(receiver)',
   'fastify-bare': 'bare route, built-in JSON parser, no verification',
+  'fastify-hand': 'raw-buffer parser + hand-written HMAC check + JSON.parse',
   'fastify-ours': 'churnRiskPlugin',
   'next-bare': 'bare route handler (await request.json())',
   'next-ours': 'createRouteHandler(receiver)',

@@ -30,10 +30,12 @@ function listen(server: Server): Promise<number> {
 }
 
 /** The check a careful user writes by hand (SPEC 2) on `express.raw()`, then `JSON.parse`. */
-function handVerified(req: express.Request): boolean {
-  const body = req.body as unknown;
-  const signature = req.get('x-service-signature');
-  const timestamp = req.get('x-service-timestamp');
+/** A hand-written check: HMAC over `timestamp.body`, tolerance, JSON.parse (no schema, no dedupe). */
+function handVerified(
+  body: unknown,
+  signature: string | undefined,
+  timestamp: string | undefined,
+): boolean {
   if (!Buffer.isBuffer(body) || signature === undefined || timestamp === undefined) return false;
   if (!/^\d{1,12}$/.test(timestamp) || !signature.startsWith('sha256=')) return false;
   const given = Buffer.from(signature.slice(7), 'hex');
@@ -43,6 +45,9 @@ function handVerified(req: express.Request): boolean {
   const alert = JSON.parse(body.toString('utf8')) as { event?: unknown };
   return alert.event === 'churn_risk_alert';
 }
+
+const headerOf = (value: string | string[] | undefined): string | undefined =>
+  typeof value === 'string' ? value : undefined;
 
 /** A plain node:http server that turns each request into a Web `Request` for a route handler. */
 function webServer(handler: (request: Request) => Promise<Response>): Server {
@@ -86,8 +91,9 @@ export const SERVERS: Record<string, () => Promise<number>> = {
   'express-hand': () => {
     const app = express();
     app.post(WEBHOOK_PATH, express.raw({ type: '*/*', limit: '1mb' }), (req, res) => {
-      if (handVerified(req)) res.status(202).json(ACCEPTED);
-      else res.status(401).json({ error: { code: 'INVALID_SIGNATURE', message: 'no' } });
+      if (handVerified(req.body, req.get('x-service-signature'), req.get('x-service-timestamp'))) {
+        res.status(202).json(ACCEPTED);
+      } else res.status(401).json({ error: { code: 'INVALID_SIGNATURE', message: 'no' } });
     });
     return listen(createServer(app));
   },
@@ -99,6 +105,25 @@ export const SERVERS: Record<string, () => Promise<number>> = {
   'fastify-bare': async () => {
     const app = Fastify({ logger: false });
     app.post(WEBHOOK_PATH, async (_request, reply) => reply.code(202).send(ACCEPTED));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    return (app.server.address() as AddressInfo).port;
+  },
+  'fastify-hand': async () => {
+    const app = Fastify({ logger: false });
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+      done(null, body);
+    });
+    app.post(WEBHOOK_PATH, async (request, reply) => {
+      const { headers } = request;
+      const ok = handVerified(
+        request.body,
+        headerOf(headers['x-service-signature']),
+        headerOf(headers['x-service-timestamp']),
+      );
+      if (ok) return reply.code(202).send(ACCEPTED);
+      return reply.code(401).send({ error: { code: 'INVALID_SIGNATURE', message: 'no' } });
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     return (app.server.address() as AddressInfo).port;
   },

@@ -116,4 +116,24 @@ describe('createWorkQueue', () => {
     await kept;
     expect(queue.idleWaiters).toBe(0);
   });
+
+  it('keeps arrival order over thousands of queued tasks, and never runs one in the turn it was pushed', async () => {
+    const queue = createWorkQueue(1, 5000);
+    const order: number[] = [];
+    const hold = gate();
+    const first = queue.tryPush(() => hold.promise);
+    await nextTurn();
+    const pushed = Array.from({ length: 3000 }, (_, i) =>
+      queue.tryPush(async () => {
+        order.push(i);
+      }),
+    );
+    // Free the slot in the same turn as the pushes: the queued tasks must still wait a turn.
+    hold.open();
+    await first;
+    expect(order).toEqual([]);
+    await Promise.all(pushed.filter((p): p is Promise<void> => p !== undefined));
+    expect(order).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+    expect([queue.running, queue.queued]).toEqual([0, 0]);
+  });
 });

@@ -22,6 +22,10 @@ export interface WorkQueue {
 interface Entry {
   task: Task;
   resolve: () => void;
+  /** True from the turn of the event loop after the push on: the answer has been written. */
+  ready: boolean;
+  /** A slot was given to it before it was ready: run it as soon as it is. */
+  startWhenReady: boolean;
 }
 
 // Captured at load: the deferral below is a scheduling detail, not a timer that a test's fake
@@ -50,24 +54,41 @@ function later(fn: () => void): void {
   realSetTimeout(fn, 0);
 }
 
-/** Creates a bounded work queue. */
+/**
+ * Creates a bounded work queue. No task runs in the turn of the event loop that pushed it (in async
+ * mode the answer is written first, even before a handler's synchronous start); after that, a slot
+ * that frees up starts the next waiting task at once, so a busy queue drains without delay.
+ */
 export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueue {
-  const waiting: Entry[] = [];
+  // A FIFO as an array and a head index: shift() would copy up to maxQueue entries each time.
+  let waiting: Entry[] = [];
+  let head = 0;
   let running = 0;
   let idleWaiters: (() => void)[] = [];
 
+  const queued = (): number => waiting.length - head;
+
+  function takeNext(): Entry | undefined {
+    if (head >= waiting.length) return undefined;
+    const next = waiting[head++];
+    if (head > 1024 && head * 2 > waiting.length) {
+      waiting = waiting.slice(head);
+      head = 0;
+    }
+    return next;
+  }
+
   function settleIdle(): void {
-    if (running > 0 || waiting.length > 0) return;
+    if (running > 0 || queued() > 0) return;
     const waiters = idleWaiters;
     idleWaiters = [];
     for (const resolve of waiters) resolve();
   }
 
   function start(entry: Entry): void {
-    running++; // the slot is taken now; the task itself starts on a later turn
-    later(() => {
-      run(entry);
-    });
+    running++;
+    if (entry.ready) run(entry);
+    else entry.startWhenReady = true;
   }
 
   function run(entry: Entry): void {
@@ -82,7 +103,7 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
       .then(() => {
         running--;
         entry.resolve();
-        const next = waiting.shift();
+        const next = takeNext();
         if (next !== undefined) start(next);
         else settleIdle();
       });
@@ -90,15 +111,19 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
 
   return {
     tryPush(task) {
-      if (running >= concurrency && waiting.length >= maxQueue) return undefined;
+      if (running >= concurrency && queued() >= maxQueue) return undefined;
       return new Promise<void>((resolve) => {
-        const entry = { task, resolve };
+        const entry: Entry = { task, resolve, ready: false, startWhenReady: false };
+        later(() => {
+          entry.ready = true;
+          if (entry.startWhenReady) run(entry);
+        });
         if (running < concurrency) start(entry);
         else waiting.push(entry);
       });
     },
     idle(signal) {
-      if (running === 0 && waiting.length === 0) return Promise.resolve();
+      if (running === 0 && queued() === 0) return Promise.resolve();
       return new Promise((resolve) => {
         idleWaiters.push(resolve);
         signal?.addEventListener(
@@ -114,7 +139,7 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
       return idleWaiters.length;
     },
     get queued() {
-      return waiting.length;
+      return queued();
     },
     get running() {
       return running;
