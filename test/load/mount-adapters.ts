@@ -12,6 +12,7 @@ import type { NextApiRequest, NextApiResponse } from 'next';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { WEBHOOK_PATH } from '../conformance/fixtures.js';
 import { closeServer, listenLocal } from '../conformance/http-client.js';
+import { webRequestListener } from '../support/web-bridge.js';
 
 /** A receiver served over HTTP: its webhook URL and a way to stop the server. */
 export interface ServedReceiver {
@@ -28,31 +29,6 @@ async function serveNode(
   const server = createServer(listener);
   const base = await listenLocal(server);
   return { url: `${base}${WEBHOOK_PATH}`, close: () => closeServer(server) };
-}
-
-/** Node request → Web `Request` → App Router handler → Node response (what Next does for us). */
-function appRouterBridge(
-  handler: (request: Request) => Promise<Response>,
-): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (typeof value === 'string') headers.set(name, value);
-        else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-      }
-      const method = req.method ?? 'GET';
-      const body = method === 'GET' || method === 'HEAD' ? null : Buffer.concat(chunks);
-      const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, { method, headers, body });
-      void handler(request).then(async (response) => {
-        res.statusCode = response.status;
-        response.headers.forEach((value, name) => res.setHeader(name, value));
-        res.end(Buffer.from(await response.arrayBuffer()));
-      });
-    });
-  };
 }
 
 /** The adapters, by name. */
@@ -76,7 +52,8 @@ export const ADAPTERS: Readonly<Record<string, ServeReceiver>> = {
       },
     };
   },
-  'next createRouteHandler': (receiver) => serveNode(appRouterBridge(createRouteHandler(receiver))),
+  'next createRouteHandler': (receiver) =>
+    serveNode(webRequestListener(createRouteHandler(receiver))),
   'next createPagesHandler': (receiver) => {
     const handler = createPagesHandler(receiver);
     return serveNode((req, res) => void handler(req as NextApiRequest, res as NextApiResponse));

@@ -4,7 +4,7 @@
  * the number is the cost of receiving, verifying, parsing, deduplicating and enqueueing a delivery.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
@@ -12,6 +12,7 @@ import { createReceiver, type Receiver } from '@churn-risk/core';
 import { createMiddleware } from '@churn-risk/express';
 import { churnRiskPlugin } from '@churn-risk/fastify';
 import { createRouteHandler } from '@churn-risk/next';
+import { webRequestListener } from '../../../test/support/web-bridge.js';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
 
 const ACCEPTED = { received: true };
@@ -29,7 +30,6 @@ function listen(server: Server): Promise<number> {
   });
 }
 
-/** The check a careful user writes by hand (SPEC 2) on `express.raw()`, then `JSON.parse`. */
 /** A hand-written check: HMAC over `timestamp.body`, tolerance, JSON.parse (no schema, no dedupe). */
 function handVerified(
   body: unknown,
@@ -51,33 +51,7 @@ const headerOf = (value: string | string[] | undefined): string | undefined =>
 
 /** A plain node:http server that turns each request into a Web `Request` for a route handler. */
 function webServer(handler: (request: Request) => Promise<Response>): Server {
-  return createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (typeof value === 'string') headers.set(name, value);
-        else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-      }
-      const request = new Request(`http://127.0.0.1${req.url ?? '/'}`, {
-        method: req.method ?? 'GET',
-        headers,
-        ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
-      });
-      handler(request)
-        .then(async (response) => {
-          const body = Buffer.from(await response.arrayBuffer());
-          const out: Record<string, string> = {};
-          response.headers.forEach((value, name) => (out[name] = value));
-          res.writeHead(response.status, out).end(body);
-        })
-        .catch((error: unknown) => {
-          console.error(error);
-          res.writeHead(500).end();
-        });
-    });
-  });
+  return createServer(webRequestListener(handler));
 }
 
 export const SERVERS: Record<string, () => Promise<number>> = {
