@@ -1,10 +1,14 @@
-import { createReceiver, signPayload, type Receiver } from '@churn-risk/core';
+import { signPayload } from '@churn-risk/core';
 import express, { type RequestHandler } from 'express';
 import { request as httpRequest, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMiddleware, rawBodySaver } from './index.js';
+import {
+  createRecordingReceivers,
+  type RecordingReceivers,
+} from '../../../test/support/recording-receivers.js';
 
 const SECRET = 'whsec_express_test_5b1d';
 let sequence = 0;
@@ -32,7 +36,7 @@ function signed(body: string, contentType = 'application/json'): Record<string, 
   };
 }
 
-const receivers: Receiver[] = [];
+const recorder = createRecordingReceivers(SECRET);
 const servers: Server[] = [];
 
 afterEach(async () => {
@@ -40,23 +44,11 @@ afterEach(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.close({ timeoutMs: 5000 })));
+  await recorder.closeAll();
 });
 
-/** A receiver that records the user ids of the alerts it processed. */
-function recordingReceiver(maxBodyBytes?: number): { receiver: Receiver; seen: string[] } {
-  const receiver = createReceiver({
-    secret: SECRET,
-    retries: 0,
-    ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
-  });
-  receivers.push(receiver);
-  const seen: string[] = [];
-  receiver.on('churn_risk_alert', (alert) => {
-    seen.push(alert.userId);
-  });
-  return { receiver, seen };
-}
+const recordingReceiver = (maxBodyBytes?: number): ReturnType<RecordingReceivers['create']> =>
+  recorder.create(maxBodyBytes);
 
 function userIdOf(body: string): string {
   return (JSON.parse(body) as { userId: string }).userId;

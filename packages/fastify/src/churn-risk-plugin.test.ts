@@ -1,9 +1,13 @@
-import { createReceiver, signPayload, type Receiver } from '@churn-risk/core';
+import { signPayload, type Receiver } from '@churn-risk/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import defaultExport, { churnRiskPlugin } from './index.js';
+import {
+  createRecordingReceivers,
+  type RecordingReceivers,
+} from '../../../test/support/recording-receivers.js';
 
 const SECRET = 'whsec_fastify_test_8e2a';
 let sequence = 0;
@@ -32,26 +36,15 @@ function signed(body: string, contentType?: string): Record<string, string> {
 }
 
 const apps: FastifyInstance[] = [];
-const receivers: Receiver[] = [];
+const recorder = createRecordingReceivers(SECRET);
 
 afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.close({ timeoutMs: 5000 })));
+  await recorder.closeAll();
 });
 
-function recordingReceiver(maxBodyBytes?: number): { receiver: Receiver; seen: string[] } {
-  const receiver = createReceiver({
-    secret: SECRET,
-    retries: 0,
-    ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
-  });
-  receivers.push(receiver);
-  const seen: string[] = [];
-  receiver.on('churn_risk_alert', (alert) => {
-    seen.push(alert.userId);
-  });
-  return { receiver, seen };
-}
+const recordingReceiver = (maxBodyBytes?: number): ReturnType<RecordingReceivers['create']> =>
+  recorder.create(maxBodyBytes);
 
 /** An app with its own JSON route next to the webhook plugin. */
 async function appWith(
