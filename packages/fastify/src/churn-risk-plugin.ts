@@ -46,8 +46,11 @@ const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, don
     url: path,
     bodyLimit: receiver.maxBodyBytes,
     async handler(request: FastifyRequest, reply: FastifyReply) {
-      const { method } = request;
-      const headers = { ...request.headers, 'content-type': originalContentType.get(request) };
+      const { method, headers } = request;
+      // Put back the Content-Type the hook replaced, for the receiver and for any later hook.
+      const original = originalContentType.get(request);
+      if (original === undefined) delete headers['content-type'];
+      else headers['content-type'] = original;
       const result = await receiver.handle({ method, headers, body: rawBodyOf(request) });
       return reply.code(result.status).headers(result.headers).send(result.body);
     },

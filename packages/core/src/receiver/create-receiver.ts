@@ -1,12 +1,17 @@
 import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
-import { alertIdentity, eventSchemas, type WebhookEventMap } from '../payload/alert-schema.js';
+import {
+  alertIdentity,
+  eventSchemas,
+  type ChurnRiskAlert,
+  type WebhookEventMap,
+} from '../payload/alert-schema.js';
 import { parseEvent } from '../payload/parse-event.js';
 import { toBytes } from '../signature/bytes.js';
 import { createVerifier } from '../signature/verify.js';
 import { drainQueue } from './drain.js';
 import { getHeader } from './get-header.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
-import { errorResponse, jsonResult, payloadTooLarge } from './responses.js';
+import { acceptedResult, errorResponse, jsonResult, payloadTooLarge } from './responses.js';
 import { runHandlers, type AnyHandler } from './run-handlers.js';
 import { createFetchHandler, createNodeHandler } from './transports.js';
 import type {
@@ -81,11 +86,14 @@ class WebhookReceiver implements Receiver {
     return this;
   }
 
-  async handle(request: ReceiverRequest): Promise<ReceiverResult> {
+  handle(request: ReceiverRequest): Promise<ReceiverResult> {
+    // Up to the answer, the usual path is synchronous (the default dedupe store answers at once):
+    // one promise per delivery instead of one per step.
     try {
-      return await this.#process(request);
+      const result = this.#process(request);
+      return result instanceof Promise ? result.catch(errorResponse) : Promise.resolve(result);
     } catch (error) {
-      return errorResponse(error);
+      return Promise.resolve(errorResponse(error));
     }
   }
 
@@ -98,7 +106,7 @@ class WebhookReceiver implements Receiver {
     return this.drain(options);
   }
 
-  async #process({ method, headers, body }: ReceiverRequest): Promise<ReceiverResult> {
+  #process({ method, headers, body }: ReceiverRequest): ReceiverResult | Promise<ReceiverResult> {
     const config = this.#config;
     if (method.toUpperCase() !== 'POST') {
       throw new WebhookVerificationError('METHOD_NOT_ALLOWED', 'Only POST is accepted.');
@@ -117,60 +125,102 @@ class WebhookReceiver implements Receiver {
     const alert = parsed.payload;
     const id = alertIdentity(alert);
     const receivedAt = new Date(config.now());
-    if (!(await this.#claim(id))) {
-      // Sync mode: a redelivery that arrives while the first delivery is still being processed
-      // gets that delivery's outcome, so a failure is answered 500 here too and not lost.
-      const first = this.#syncInFlight.get(id);
-      if (first !== undefined && !(await first)) {
-        refuse('HANDLER_FAILED', 'A handler failed after its retries.');
-      }
-      this.#counts.duplicates++;
-      return jsonResult(202, { received: true, duplicate: true });
-    }
+    const claimed = this.#claim(id);
+    if (typeof claimed === 'boolean') return this.#dispatch(alert, id, receivedAt, claimed);
+    return claimed.then((isNew) => this.#dispatch(alert, id, receivedAt, isNew));
+  }
+
+  /** After the dedupe claim: answer a duplicate, or queue the alert's handlers. */
+  #dispatch(
+    alert: ChurnRiskAlert,
+    id: string,
+    receivedAt: Date,
+    isNew: boolean,
+  ): ReceiverResult | Promise<ReceiverResult> {
+    if (!isNew) return this.#duplicate(id);
     if (this.#closed) {
-      await this.#release(id);
-      refuse('CLOSED', 'The receiver is shutting down; retry later.');
+      return this.#release(id).then(() =>
+        refuse('CLOSED', 'The receiver is shutting down; retry later.'),
+      );
     }
+    const config = this.#config;
     let failures = 0;
-    const done = this.#queue.tryPush(async () => {
-      const handlers = [...this.#handlers];
-      const errorHandlers = [...this.#errorHandlers];
-      failures = await runHandlers({
+    const done = this.#queue.tryPush(() =>
+      runHandlers({
         alert,
         id,
         receivedAt,
-        handlers,
-        errorHandlers,
+        handlers: [...this.#handlers],
+        errorHandlers: [...this.#errorHandlers],
         retry: config.retry,
-      });
-      this.#counts.failed += failures;
-    });
+      }).then((failed) => {
+        failures = failed;
+        this.#counts.failed += failed;
+      }),
+    );
     if (done === undefined) {
-      await this.#release(id);
-      return refuse('OVERLOADED', 'Too many alerts are waiting to be processed; retry later.');
+      return this.#release(id).then(() =>
+        refuse('OVERLOADED', 'Too many alerts are waiting to be processed; retry later.'),
+      );
     }
     this.#counts.accepted++;
-    if (config.mode === 'async') return jsonResult(202, { received: true }, {}, done);
-    const outcome = done.then(() => failures === 0);
-    this.#syncInFlight.set(id, outcome);
+    if (config.mode === 'async') return acceptedResult(done);
+    return this.#settleSync(id, done, () => failures);
+  }
+
+  /**
+   * A delivery of an alert already claimed. Sync mode: a redelivery that arrives while the first
+   * delivery is still being processed gets that delivery's outcome, so a failure is answered 500
+   * here too and not lost.
+   */
+  #duplicate(id: string): ReceiverResult | Promise<ReceiverResult> {
+    const first = this.#syncInFlight.get(id);
+    const answer = (): ReceiverResult => {
+      this.#counts.duplicates++;
+      return jsonResult(202, { received: true, duplicate: true });
+    };
+    if (first === undefined) return answer();
+    return first.then((succeeded) =>
+      succeeded ? answer() : refuse('HANDLER_FAILED', 'A handler failed after its retries.'),
+    );
+  }
+
+  /** Sync mode: answers once the handlers have run; a failure frees the identity and is a 500. */
+  async #settleSync(
+    id: string,
+    done: Promise<void>,
+    failures: () => number,
+  ): Promise<ReceiverResult> {
+    this.#syncInFlight.set(
+      id,
+      done.then(() => failures() === 0),
+    );
     await done;
     // Release before forgetting the outcome: a redelivery either sees the failed outcome or finds
     // the identity free, never a claimed identity with no outcome.
-    if (failures > 0) await this.#release(id); // so that the service's redelivery runs again
+    if (failures() > 0) await this.#release(id); // so that the service's redelivery runs again
     this.#syncInFlight.delete(id);
-    if (failures > 0) refuse('HANDLER_FAILED', 'A handler failed after its retries.');
-    return jsonResult(202, { received: true });
+    if (failures() > 0) refuse('HANDLER_FAILED', 'A handler failed after its retries.');
+    return acceptedResult();
   }
 
-  /** True when the alert is new. A failing store answers 503, so that the sender retries. */
-  async #claim(id: string): Promise<boolean> {
+  /**
+   * True when the alert is new; synchronous when the store is. A failing store answers 503, so
+   * that the sender retries.
+   */
+  #claim(id: string): boolean | Promise<boolean> {
     const dedupe = this.#config.dedupe;
     if (dedupe === undefined) return true;
+    const storeFailed = (): never =>
+      refuse('OVERLOADED', 'The receiver could not record the delivery; retry later.');
+    let claimed: boolean | Promise<boolean>;
     try {
-      return await dedupe.store.claim(id, dedupe.ttlMs);
+      claimed = dedupe.store.claim(id, dedupe.ttlMs);
     } catch {
-      return refuse('OVERLOADED', 'The receiver could not record the delivery; retry later.');
+      return storeFailed();
     }
+    if (typeof claimed === 'boolean') return claimed;
+    return Promise.resolve(claimed).then((isNew) => isNew, storeFailed);
   }
 
   async #release(id: string): Promise<void> {

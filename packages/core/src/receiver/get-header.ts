@@ -12,13 +12,20 @@ function isHeaders(headers: HeadersInput): headers is Headers {
  */
 export function getHeader(headers: HeadersInput, name: string): HeaderValue {
   if (isHeaders(headers)) return headers.get(name);
-  const values: string[] = [];
+  let found: string | readonly string[] | undefined;
+  let values: string[] | undefined; // only when the header occurs under several keys
   for (const key of Object.keys(headers)) {
-    if (key.toLowerCase() !== name) continue;
+    // The length test spares a lower-casing of nearly every other header.
+    if (key.length !== name.length || key.toLowerCase() !== name) continue;
     const value = headers[key];
+    if (typeof value !== 'string' && !Array.isArray(value)) continue;
+    if (found === undefined) {
+      found = value as string | readonly string[];
+      continue;
+    }
+    values ??= typeof found === 'string' ? [found] : [...found];
     if (typeof value === 'string') values.push(value);
-    else if (Array.isArray(value)) values.push(...(value as readonly string[]));
+    else values.push(...(value as readonly string[]));
   }
-  if (values.length === 0) return undefined;
-  return values.length === 1 ? values[0] : values;
+  return values ?? found;
 }

@@ -48,3 +48,43 @@ describe('createMemoryDedupeStore', () => {
     expect(() => createMemoryDedupeStore({ maxEntries: 0 })).toThrow(TypeError);
   });
 });
+
+describe('createMemoryDedupeStore at capacity', () => {
+  it('keeps exactly the most recent maxEntries keys through many evictions', () => {
+    const max = 1_000;
+    const store = createMemoryDedupeStore({ maxEntries: max });
+    for (let i = 0; i < 10 * max; i++) expect(store.claim(`k${i}`, 60_000)).toBe(true);
+    expect(store.size).toBe(max);
+    // The newest 1,000 are still held, the one before them was forgotten.
+    for (let i = 9 * max; i < 10 * max; i++) expect(store.claim(`k${i}`, 60_000)).toBe(false);
+    expect(store.claim(`k${9 * max - 1}`, 60_000)).toBe(true);
+  });
+
+  it('keeps the list consistent when the oldest, newest and middle keys are released', () => {
+    const store = createMemoryDedupeStore({ maxEntries: 3 });
+    for (const key of ['a', 'b', 'c']) store.claim(key, 60_000);
+    store.release('a'); // oldest
+    store.release('c'); // newest
+    store.claim('d', 60_000);
+    store.claim('e', 60_000);
+    store.release('d'); // middle
+    expect(store.size).toBe(2);
+    store.claim('f', 60_000);
+    store.claim('g', 60_000); // evicts b, the least recently used
+    expect(store.size).toBe(3);
+    expect(store.claim('b', 60_000)).toBe(true);
+    expect(store.claim('f', 60_000)).toBe(false);
+    expect(store.claim('g', 60_000)).toBe(false);
+  });
+
+  it('claims an expired key afresh and stops pruning at the first live key', () => {
+    let now = 0;
+    const store = createMemoryDedupeStore({ now: () => now });
+    store.claim('short', 10);
+    store.claim('long', 1_000);
+    now = 10;
+    expect(store.claim('short', 10)).toBe(true); // expired: claimed afresh, not a duplicate
+    expect(store.size).toBe(2);
+    expect(store.claim('long', 1_000)).toBe(false);
+  });
+});

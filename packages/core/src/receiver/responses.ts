@@ -30,6 +30,13 @@ export function jsonResult(
   };
 }
 
+const ACCEPTED_BODY = JSON.stringify({ received: true });
+
+/** The usual answer, 202 `{"received":true}`, built without serializing anything. */
+export function acceptedResult(done: Promise<void> = SETTLED): ReceiverResult {
+  return { status: 202, headers: { 'content-type': JSON_TYPE }, body: ACCEPTED_BODY, done };
+}
+
 /**
  * The answer to a refused delivery: its status and `{"error":{"code","message"}}`, plus `Allow`
  * for 405 and `Retry-After` for 503. Any other error value becomes a 500 with a generic message

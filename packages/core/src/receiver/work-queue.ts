@@ -65,6 +65,17 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
   let head = 0;
   let running = 0;
   let idleWaiters: (() => void)[] = [];
+  // Entries pushed during the current turn: one deferral marks them all ready on the next turn.
+  let fresh: Entry[] = [];
+
+  function markFreshReady(): void {
+    const entries = fresh;
+    fresh = [];
+    for (const entry of entries) {
+      entry.ready = true;
+      if (entry.startWhenReady) run(entry);
+    }
+  }
 
   const queued = (): number => waiting.length - head;
 
@@ -92,21 +103,20 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
   }
 
   function run(entry: Entry): void {
+    const finish = (): void => {
+      running--;
+      entry.resolve();
+      const next = takeNext();
+      if (next !== undefined) start(next);
+      else settleIdle();
+    };
     let promise: Promise<void>;
     try {
       promise = entry.task();
     } catch {
       promise = Promise.resolve();
     }
-    void promise
-      .catch(() => undefined)
-      .then(() => {
-        running--;
-        entry.resolve();
-        const next = takeNext();
-        if (next !== undefined) start(next);
-        else settleIdle();
-      });
+    promise.then(finish, finish);
   }
 
   return {
@@ -114,10 +124,7 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
       if (running >= concurrency && queued() >= maxQueue) return undefined;
       return new Promise<void>((resolve) => {
         const entry: Entry = { task, resolve, ready: false, startWhenReady: false };
-        later(() => {
-          entry.ready = true;
-          if (entry.startWhenReady) run(entry);
-        });
+        if (fresh.push(entry) === 1) later(markFreshReady);
         if (running < concurrency) start(entry);
         else waiting.push(entry);
       });
