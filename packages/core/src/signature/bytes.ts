@@ -38,17 +38,26 @@ function hexValue(code: number): number {
   return code < 128 ? (HEX_VALUES[code] as number) : -1;
 }
 
+/**
+ * Decodes the `2 * out.length` hex digits of `text` from `offset` into `out`. False (and `out` in
+ * an unspecified state) when `text` is too short or a character is not a hex digit.
+ */
+export function decodeHexInto(text: string, offset: number, out: Uint8Array): boolean {
+  if (text.length - offset < out.length * 2) return false;
+  for (let i = 0; i < out.length; i++) {
+    const hi = hexValue(text.charCodeAt(offset + 2 * i));
+    const lo = hexValue(text.charCodeAt(offset + 2 * i + 1));
+    if (hi < 0 || lo < 0) return false;
+    out[i] = (hi << 4) | lo;
+  }
+  return true;
+}
+
 /** Decodes hex of exactly `2 * length` characters; `undefined` for anything else. */
 export function fromHex(hex: string, length: number): Uint8Array | undefined {
   if (hex.length !== length * 2) return undefined;
   const out = new Uint8Array(length);
-  for (let i = 0; i < length; i++) {
-    const hi = hexValue(hex.charCodeAt(2 * i));
-    const lo = hexValue(hex.charCodeAt(2 * i + 1));
-    if (hi < 0 || lo < 0) return undefined;
-    out[i] = (hi << 4) | lo;
-  }
-  return out;
+  return decodeHexInto(hex, 0, out) ? out : undefined;
 }
 
 export { encoder as utf8Encoder };

@@ -1,5 +1,5 @@
 import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
-import { fromHex } from './bytes.js';
+import { decodeHexInto, fromHex } from './bytes.js';
 
 /** Most signatures accepted in one header (a rotating sender sends two or three). */
 export const MAX_SIGNATURES = 8;
@@ -22,13 +22,14 @@ export function headerText(value: HeaderValue): string | undefined {
 
 /**
  * Parses `X-Service-Signature`: one or more `sha256=<64 hex>` separated by `,` with optional
- * spaces. Any malformed item makes the whole header invalid.
+ * spaces. Any malformed item makes the whole header invalid. `into` (32 bytes), when given,
+ * receives the usual single signature instead of a new array of bytes.
  */
-export function parseSignatureHeader(text: string): Uint8Array[] {
+export function parseSignatureHeader(text: string, into?: Uint8Array): Uint8Array[] {
   // Fast path: the usual single signature with nothing around it.
   if (text.length === SCHEME.length + DIGEST_BYTES * 2 && text.startsWith(SCHEME)) {
-    const digest = fromHex(text.slice(SCHEME.length), DIGEST_BYTES);
-    if (digest !== undefined) return [digest];
+    const digest = into ?? new Uint8Array(DIGEST_BYTES);
+    if (decodeHexInto(text, SCHEME.length, digest)) return [digest];
   }
   const items = text.split(',');
   if (items.length > MAX_SIGNATURES) {

@@ -216,5 +216,30 @@ describe.each(['node:crypto', '@noble/hashes'] as const)(
         }
       });
     });
+
+    describe('createVerifier', () => {
+      it('keeps its answers right across alternating deliveries (no state leaks between calls)', () => {
+        const verifier = api.createVerifier({ secret: SECRET, now: () => NOW_S * 1000 });
+        const good = independent(SECRET, `${NOW_S}.${BODY}`);
+        const forged = independent(OTHER_SECRET, `${NOW_S}.${BODY}`);
+        const malformed = `${good.slice(0, -1)}z`;
+        for (let round = 0; round < 3; round++) {
+          expect(() =>
+            verifier({ body: BODY, signature: good, timestamp: String(NOW_S) }),
+          ).not.toThrow();
+          expect(
+            thrown(() => verifier({ body: BODY, signature: forged, timestamp: String(NOW_S) }))
+              .code,
+          ).toBe('INVALID_SIGNATURE');
+          expect(
+            thrown(() => verifier({ body: BODY, signature: malformed, timestamp: String(NOW_S) }))
+              .code,
+          ).toBe('INVALID_SIGNATURE');
+          // One-shot calls in between share nothing that could make the next verification pass.
+          expect(() => verify()).not.toThrow();
+          expect(thrown(() => verify({ signature: forged })).code).toBe('INVALID_SIGNATURE');
+        }
+      });
+    });
   },
 );
