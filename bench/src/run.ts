@@ -1,6 +1,6 @@
 /**
  * Runs the benchmarks: `pnpm bench` (all), `pnpm bench verify http` (some), `--quick` (short runs,
- * a check that everything works). Prints Markdown and writes bench/results/<name>.{md,json}.
+ * a check that everything works), `--only=fastify` (only the cases whose name contains the text). Prints Markdown and writes bench/results/<name>.{md,json}.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
@@ -10,24 +10,31 @@ type Runner = (settings: BenchSettings) => Promise<BenchResult>;
 
 const BENCHMARKS: Record<string, () => Promise<Runner>> = {
   verify: async () => (await import('./verify/run-verify.js')).runVerify,
+  receiver: async () => (await import('./receiver/run-receiver.js')).runReceiver,
   http: async () => (await import('./http/run-http.js')).runHttp,
   ack: async () => (await import('./ack/run-ack.js')).runAck,
   memory: async () => (await import('./ack/run-memory.js')).runMemory,
   batcher: async () => (await import('./batcher/run-batcher.js')).runBatcher,
+  next: async () => (await import('./next/run-next.js')).runNext,
 };
 
 function parseArgs(argv: readonly string[]): { names: string[]; settings: BenchSettings } {
   const names: string[] = [];
   let quick = false;
+  let only: string | undefined;
   for (const arg of argv) {
     if (arg === '--quick') quick = true;
+    else if (arg.startsWith('--only=')) only = arg.slice('--only='.length);
     else if (arg in BENCHMARKS) names.push(arg);
     else {
       console.error(`unknown benchmark "${arg}"; known: ${Object.keys(BENCHMARKS).join(', ')}`);
       process.exit(2);
     }
   }
-  return { names: names.length > 0 ? names : Object.keys(BENCHMARKS), settings: { quick } };
+  return {
+    names: names.length > 0 ? names : Object.keys(BENCHMARKS),
+    settings: only === undefined ? { quick } : { quick, only },
+  };
 }
 
 const { names, settings } = parseArgs(process.argv.slice(2).filter((a) => a !== '--'));
@@ -35,7 +42,9 @@ const machine = machineInfo();
 const resultsDir = new URL('../results/', import.meta.url);
 mkdirSync(resultsDir, { recursive: true });
 
-const header = `### Machine\n\n${machineMarkdown(machine)}${settings.quick ? '\n- mode: --quick' : ''}`;
+const header = `### Machine\n\n${machineMarkdown(machine)}${settings.quick ? '\n- mode: --quick' : ''}${
+  settings.only === undefined ? '' : `\n- only: ${settings.only}`
+}`;
 console.log(header);
 let failed = false;
 for (const name of names) {

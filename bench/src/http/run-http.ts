@@ -24,6 +24,19 @@ const LABELS: Record<string, string> = {
 
 const CONNECTIONS = 32;
 
+/** The server child's CPU time so far (user + system), in microseconds. */
+async function cpuOf(child: BenchChild<{ port: number }>): Promise<number> {
+  const reply = child.next<{ cpu: NodeJS.CpuUsage }>();
+  child.send('cpu');
+  const { cpu } = await reply;
+  return cpu.user + cpu.system;
+}
+
+/** One measured round: the load's numbers and the server's CPU microseconds per answered request. */
+interface Round extends LoadResult {
+  cpuPerRequest: number;
+}
+
 /** One signed delivery must get 202, and for our adapters a forged one 401. */
 async function checkServer(name: string, port: number): Promise<void> {
   const url = `http://127.0.0.1:${port}${WEBHOOK_PATH}`;
@@ -48,18 +61,28 @@ async function checkServer(name: string, port: number): Promise<void> {
  * interleaved round by round (every round starts with the next target).
  */
 export async function runHttp(settings: BenchSettings): Promise<BenchResult> {
-  const names = COMPARISONS.flatMap((c) => [c.bare, ...c.others]);
+  const { only } = settings;
+  const comparisons = COMPARISONS.filter(
+    (c) => only === undefined || [c.bare, ...c.others].some((name) => name.includes(only)),
+  );
+  if (comparisons.length === 0) throw new Error(`no HTTP server name contains "${only ?? ''}"`);
+  const names = comparisons.flatMap((c) => [c.bare, ...c.others]);
   const rounds = settings.quick ? 1 : 3;
   const duration = settings.quick ? 2 : 5;
   const children = new Map<string, BenchChild<{ port: number }>>();
-  const runs = new Map<string, LoadResult[]>(names.map((n) => [n, []]));
+  const runs = new Map<string, Round[]>(names.map((n) => [n, []]));
   try {
     for (const name of names) {
       const child = await startChild<{ port: number }>('http/server.ts', [name]);
       children.set(name, child);
       await checkServer(name, child.ready.port);
     }
-    const port = (name: string): number => children.get(name)?.ready.port ?? 0;
+    const child = (name: string): BenchChild<{ port: number }> => {
+      const found = children.get(name);
+      if (found === undefined) throw new Error(`no server ${name}`);
+      return found;
+    };
+    const port = (name: string): number => child(name).ready.port;
     for (const name of names) {
       console.error(`http: warm-up ${name}`);
       await signedLoad(port(name), { connections: CONNECTIONS, duration: settings.quick ? 1 : 2 });
@@ -68,14 +91,19 @@ export async function runHttp(settings: BenchSettings): Promise<BenchResult> {
       for (let k = 0; k < names.length; k++) {
         const name = names[(round + k) % names.length] as string;
         console.error(`http: round ${round + 1}/${rounds} ${name}`);
-        runs.get(name)?.push(await signedLoad(port(name), { connections: CONNECTIONS, duration }));
+        const cpuBefore = await cpuOf(child(name));
+        const load = await signedLoad(port(name), { connections: CONNECTIONS, duration });
+        const cpu = (await cpuOf(child(name))) - cpuBefore;
+        runs.get(name)?.push({ ...load, cpuPerRequest: load.total > 0 ? cpu / load.total : 0 });
       }
     }
   } finally {
     await Promise.all([...children.values()].map((c) => c.kill()));
   }
 
-  const summary = (name: string): { rps: number; p50: number; p99: number; statuses: string } => {
+  const summary = (
+    name: string,
+  ): { rps: number; cpu: number; p50: number; p99: number; statuses: string } => {
     const list = runs.get(name) ?? [];
     const statuses: Record<string, number> = {};
     let errors = 0;
@@ -86,13 +114,14 @@ export async function runHttp(settings: BenchSettings): Promise<BenchResult> {
     }
     return {
       rps: median(list.map((r) => r.requestsPerSecond)),
+      cpu: median(list.map((r) => r.cpuPerRequest)),
       p50: median(list.map((r) => r.latencyP50)),
       p99: median(list.map((r) => r.latencyP99)),
       statuses: statusSummary(statuses, errors),
     };
   };
   const rows: string[][] = [];
-  for (const { framework, bare, others } of COMPARISONS) {
+  for (const { framework, bare, others } of comparisons) {
     const base = summary(bare);
     for (const name of [bare, ...others]) {
       const s = summary(name);
@@ -101,19 +130,33 @@ export async function runHttp(settings: BenchSettings): Promise<BenchResult> {
         LABELS[name] ?? name,
         formatNumber(s.rps),
         formatRatio(s.rps / base.rps),
+        formatNumber(s.cpu),
+        formatRatio(base.cpu / s.cpu),
         `${s.p50} / ${s.p99}`,
         s.statuses,
       ]);
     }
   }
   const table = markdownTable(
-    ['framework', 'server', 'req/s (median)', 'vs bare', 'latency p50 / p99 (ms)', 'answers'],
+    [
+      'framework',
+      'server',
+      'req/s (median)',
+      'vs bare',
+      'server CPU per request (µs)',
+      'CPU: bare / this',
+      'latency p50 / p99 (ms)',
+      'answers',
+    ],
     rows,
   );
   const notes = [
     `${CONNECTIONS} connections, ${rounds} round(s) of ${duration} s per server after a warm-up;`,
     'each request a fresh ~250-byte alert signed when sent. Each server runs in its own child',
     'process; the receivers are default ones (async mode, dedupe on) with a no-op handler.',
+    "Server CPU per request: the server process's user + system CPU time during a round divided",
+    'by the requests answered in it (median of the rounds); "bare / this" above 0.9 means the',
+    'adapter costs at most 1/0.9 of the bare route per request, whatever the load generator can drive.',
     'Next: the route handlers are called from a plain node:http server that converts each request',
     'to a Web `Request` (the same conversion for the bare handler and ours), not from `next start`.',
   ].join(' ');

@@ -8,3 +8,7 @@ if (start === undefined) throw new Error(`unknown server "${name}"`);
 const port = await start();
 tellParent({ port });
 process.on('disconnect', () => process.exit(0));
+// The parent reads this process's CPU time around each measured round (CPU per request).
+process.on('message', (message) => {
+  if (message === 'cpu') tellParent({ cpu: process.cpuUsage() });
+});

@@ -4,6 +4,14 @@ import { fileURLToPath } from 'node:url';
 /** The repository root: children run from there so that `--import tsx` resolves. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
+/**
+ * The packages are measured as users run them: their built `dist/` (`pnpm bench` builds first).
+ * `BENCH_FROM_SOURCE=1` measures the TypeScript sources instead, through tsx, whose transform
+ * (`keepNames`) wraps every named closure in a helper call and so inflates the cost of our code.
+ */
+export const PACKAGE_CONDITIONS: readonly string[] =
+  process.env.BENCH_FROM_SOURCE === '1' ? ['--conditions=@churn-risk/source'] : [];
+
 const live = new Set<ChildProcess>();
 
 function killAll(): void {
@@ -56,7 +64,8 @@ function nextMessage<T>(child: ChildProcess, timeoutMs: number): Promise<T> {
 
 /**
  * Starts `file` (TypeScript, relative to bench/src) in a child Node process that resolves the
- * workspace packages to their sources, and waits for its first IPC message.
+ * workspace packages to their builds (see `PACKAGE_CONDITIONS`), and waits for its first IPC
+ * message.
  */
 export async function startChild<M>(
   file: string,
@@ -66,7 +75,7 @@ export async function startChild<M>(
   const path = fileURLToPath(new URL(`../${file}`, import.meta.url));
   const child = fork(path, [...args], {
     cwd: REPO_ROOT,
-    execArgv: ['--conditions=@churn-risk/source', '--import', 'tsx', ...nodeFlags],
+    execArgv: [...PACKAGE_CONDITIONS, '--import', 'tsx', ...nodeFlags],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   live.add(child);

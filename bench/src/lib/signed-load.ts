@@ -6,6 +6,8 @@ export interface LoadOptions {
   /** Seconds of load; or `amount`, a number of requests. */
   duration?: number;
   amount?: number;
+  /** The request path; `WEBHOOK_PATH` by default. */
+  path?: string;
 }
 
 export interface LoadResult {
@@ -34,7 +36,7 @@ export async function signedLoad(port: number, options: LoadOptions): Promise<Lo
     requests: [
       {
         method: 'POST',
-        path: WEBHOOK_PATH,
+        path: options.path ?? WEBHOOK_PATH,
         setupRequest: (request) => {
           const body = alertBody();
           return {

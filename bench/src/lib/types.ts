@@ -2,6 +2,8 @@
 export interface BenchSettings {
   /** Shorter runs (fewer rounds, shorter durations): a check that everything works. */
   quick: boolean;
+  /** `--only=<text>`: run only the cases whose name contains it (http: `express`, `fastify`, `next`). */
+  only?: string;
 }
 
 /** What one benchmark hands back: a Markdown section and its raw numbers. */
