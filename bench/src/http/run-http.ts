@@ -1,7 +1,14 @@
 import { alertBody, signHeaders, WEBHOOK_PATH } from '../lib/alert.js';
 import { startChild, type BenchChild } from '../lib/child.js';
-import { signedLoad, statusSummary, type LoadResult } from '../lib/signed-load.js';
-import { formatNumber, formatRatio, markdownTable, median } from '../lib/table.js';
+import {
+  LOAD_COLUMNS,
+  loadCells,
+  summarizeRounds,
+  type MeasuredRound,
+  type RoundsSummary,
+} from '../lib/load-summary.js';
+import { signedLoad } from '../lib/signed-load.js';
+import { markdownTable } from '../lib/table.js';
 import type { BenchResult, BenchSettings } from '../lib/types.js';
 
 /** Each adapter and its bare framework route (and a hand-written check, for Express and Fastify). */
@@ -30,11 +37,6 @@ async function cpuOf(child: BenchChild<{ port: number }>): Promise<number> {
   child.send('cpu');
   const { cpu } = await reply;
   return cpu.user + cpu.system;
-}
-
-/** One measured round: the load's numbers and the server's CPU microseconds per answered request. */
-interface Round extends LoadResult {
-  cpuPerRequest: number;
 }
 
 /** One signed delivery must get 202, and for our adapters a forged one 401. */
@@ -70,7 +72,7 @@ export async function runHttp(settings: BenchSettings): Promise<BenchResult> {
   const rounds = settings.quick ? 1 : 3;
   const duration = settings.quick ? 2 : 5;
   const children = new Map<string, BenchChild<{ port: number }>>();
-  const runs = new Map<string, Round[]>(names.map((n) => [n, []]));
+  const runs = new Map<string, MeasuredRound[]>(names.map((n) => [n, []]));
   try {
     for (const name of names) {
       const child = await startChild<{ port: number }>('http/server.ts', [name]);
@@ -101,55 +103,15 @@ export async function runHttp(settings: BenchSettings): Promise<BenchResult> {
     await Promise.all([...children.values()].map((c) => c.kill()));
   }
 
-  const summary = (
-    name: string,
-  ): { rps: number; cpu: number; p50: number; p99: number; statuses: string } => {
-    const list = runs.get(name) ?? [];
-    const statuses: Record<string, number> = {};
-    let errors = 0;
-    for (const r of list) {
-      errors += r.errors;
-      for (const [code, n] of Object.entries(r.statuses))
-        statuses[code] = (statuses[code] ?? 0) + n;
-    }
-    return {
-      rps: median(list.map((r) => r.requestsPerSecond)),
-      cpu: median(list.map((r) => r.cpuPerRequest)),
-      p50: median(list.map((r) => r.latencyP50)),
-      p99: median(list.map((r) => r.latencyP99)),
-      statuses: statusSummary(statuses, errors),
-    };
-  };
+  const summary = (name: string): RoundsSummary => summarizeRounds(runs.get(name) ?? []);
   const rows: string[][] = [];
   for (const { framework, bare, others } of comparisons) {
     const base = summary(bare);
     for (const name of [bare, ...others]) {
-      const s = summary(name);
-      rows.push([
-        framework,
-        LABELS[name] ?? name,
-        formatNumber(s.rps),
-        formatRatio(s.rps / base.rps),
-        formatNumber(s.cpu),
-        formatRatio(base.cpu / s.cpu),
-        `${s.p50} / ${s.p99}`,
-        s.statuses,
-      ]);
+      rows.push([framework, LABELS[name] ?? name, ...loadCells(summary(name), base)]);
     }
   }
-  const table = markdownTable(
-    [
-      'framework',
-      'server',
-      'req/s (median)',
-      'vs bare',
-      'server CPU per request (µs)',
-      'CPU: bare / this',
-      'latency p50 / p99 (ms)',
-      'answers',
-    ],
-    rows,
-  );
+  const table = markdownTable(['framework', 'server', ...LOAD_COLUMNS], rows);
   const notes = [
     `${CONNECTIONS} connections, ${rounds} round(s) of ${duration} s per server after a warm-up;`,
     'each request a fresh ~250-byte alert signed when sent. Each server runs in its own child',

@@ -5,8 +5,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { alertBody, signHeaders } from '../lib/alert.js';
 import { REPO_ROOT } from '../lib/child.js';
-import { signedLoad, statusSummary, type LoadResult } from '../lib/signed-load.js';
-import { formatNumber, formatRatio, markdownTable, median } from '../lib/table.js';
+import {
+  LOAD_COLUMNS,
+  loadCells,
+  summarizeRounds,
+  type MeasuredRound,
+  type RoundsSummary,
+} from '../lib/load-summary.js';
+import { signedLoad } from '../lib/signed-load.js';
+import { markdownTable } from '../lib/table.js';
 import type { BenchResult, BenchSettings } from '../lib/types.js';
 import { processTree, treeCpuMicros } from './process-tree.js';
 
@@ -218,9 +225,8 @@ async function checkServer(name: TargetName, url: string): Promise<void> {
 }
 
 /** One measured round: the load's numbers and the server tree's CPU microseconds per answer. */
-interface Round extends LoadResult {
+interface Round extends MeasuredRound {
   cpuMicros: number;
-  cpuPerRequest: number;
   /** How many processes the server's tree had at the end of the round (`next start` and workers). */
   processes: number;
 }
@@ -298,50 +304,10 @@ export async function runNext(settings: BenchSettings): Promise<BenchResult> {
     killAll(); // anything else still running (a build or a server that failed to start)
   }
 
-  const summary = (
-    name: TargetName,
-  ): { rps: number; cpu: number; p50: number; p99: number; statuses: string } => {
-    const list = runs.get(name) ?? [];
-    const statuses: Record<string, number> = {};
-    let errors = 0;
-    for (const r of list) {
-      errors += r.errors;
-      for (const [code, n] of Object.entries(r.statuses))
-        statuses[code] = (statuses[code] ?? 0) + n;
-    }
-    return {
-      rps: median(list.map((r) => r.requestsPerSecond)),
-      cpu: median(list.map((r) => r.cpuPerRequest)),
-      p50: median(list.map((r) => r.latencyP50)),
-      p99: median(list.map((r) => r.latencyP99)),
-      statuses: statusSummary(statuses, errors),
-    };
-  };
+  const summary = (name: TargetName): RoundsSummary => summarizeRounds(runs.get(name) ?? []);
   const base = summary('bare');
-  const rows = TARGETS.map((target) => {
-    const s = summary(target.name);
-    return [
-      target.label,
-      formatNumber(s.rps),
-      formatRatio(s.rps / base.rps),
-      formatNumber(s.cpu),
-      formatRatio(base.cpu / s.cpu),
-      `${s.p50} / ${s.p99}`,
-      s.statuses,
-    ];
-  });
-  const table = markdownTable(
-    [
-      'server',
-      'req/s (median)',
-      'vs bare',
-      'server CPU per request (µs)',
-      'CPU: bare / this',
-      'latency p50 / p99 (ms)',
-      'answers',
-    ],
-    rows,
-  );
+  const rows = TARGETS.map((target) => [target.label, ...loadCells(summary(target.name), base)]);
+  const table = markdownTable(['server', ...LOAD_COLUMNS], rows);
   const notes = [
     `Next.js under \`next start\` (production build of bench/next-app, ${build === 'built' ? 'built' : 'reused'}`,
     `for this run), App Router route handlers on the Node.js runtime; ${CONNECTIONS} connections,`,
