@@ -29,6 +29,8 @@ import { createWorkQueue, type WorkQueue } from './work-queue.js';
 const refuse = (code: 'CLOSED' | 'OVERLOADED' | 'HANDLER_FAILED', message: string): never => {
   throw new WebhookVerificationError(code, message);
 };
+const refuseClosed = (): never => refuse('CLOSED', 'The receiver is shutting down; retry later.');
+const refuseFailed = (): never => refuse('HANDLER_FAILED', 'A handler failed after its retries.');
 
 class WebhookReceiver implements Receiver {
   readonly #config: ResolvedOptions;
@@ -120,7 +122,7 @@ class WebhookReceiver implements Receiver {
     });
     const parsed = parseEvent(bytes);
     if (parsed.kind === 'ignored') return jsonResult(202, { received: true, ignored: true });
-    if (this.#closed) refuse('CLOSED', 'The receiver is shutting down; retry later.');
+    if (this.#closed) refuseClosed();
 
     const alert = parsed.payload;
     const id = alertIdentity(alert);
@@ -139,9 +141,7 @@ class WebhookReceiver implements Receiver {
   ): ReceiverResult | Promise<ReceiverResult> {
     if (!isNew) return this.#duplicate(id);
     if (this.#closed) {
-      return this.#release(id).then(() =>
-        refuse('CLOSED', 'The receiver is shutting down; retry later.'),
-      );
+      return this.#release(id).then(refuseClosed);
     }
     const config = this.#config;
     let failures = 0;
@@ -180,9 +180,7 @@ class WebhookReceiver implements Receiver {
       return jsonResult(202, { received: true, duplicate: true });
     };
     if (first === undefined) return answer();
-    return first.then((succeeded) =>
-      succeeded ? answer() : refuse('HANDLER_FAILED', 'A handler failed after its retries.'),
-    );
+    return first.then((succeeded) => (succeeded ? answer() : refuseFailed()));
   }
 
   /** Sync mode: answers once the handlers have run; a failure frees the identity and is a 500. */
@@ -200,7 +198,7 @@ class WebhookReceiver implements Receiver {
     // the identity free, never a claimed identity with no outcome.
     if (failures() > 0) await this.#release(id); // so that the service's redelivery runs again
     this.#syncInFlight.delete(id);
-    if (failures() > 0) refuse('HANDLER_FAILED', 'A handler failed after its retries.');
+    if (failures() > 0) refuseFailed();
     return acceptedResult();
   }
 
