@@ -3,7 +3,6 @@
  * Every "ours" server uses a default receiver (async mode, dedupe on) with one no-op handler, so
  * the number is the cost of receiving, verifying, parsing, deduplicating and enqueueing a delivery.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -14,6 +13,7 @@ import { churnRiskPlugin } from '@churn-risk/fastify';
 import { createRouteHandler } from '@churn-risk/next';
 import { webRequestListener } from '../../../test/support/web-bridge.js';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
+import { handVerified } from '../lib/hand-check.js';
 
 const ACCEPTED = { received: true };
 
@@ -28,22 +28,6 @@ function listen(server: Server): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
-}
-
-/** A hand-written check: HMAC over `timestamp.body`, tolerance, JSON.parse (no schema, no dedupe). */
-function handVerified(
-  body: unknown,
-  signature: string | undefined,
-  timestamp: string | undefined,
-): boolean {
-  if (!Buffer.isBuffer(body) || signature === undefined || timestamp === undefined) return false;
-  if (!/^\d{1,12}$/.test(timestamp) || !signature.startsWith('sha256=')) return false;
-  const given = Buffer.from(signature.slice(7), 'hex');
-  const mac = createHmac('sha256', SECRET).update(timestamp).update('.').update(body).digest();
-  if (given.length !== mac.length || !timingSafeEqual(given, mac)) return false;
-  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
-  const alert = JSON.parse(body.toString('utf8')) as { event?: unknown };
-  return alert.event === 'churn_risk_alert';
 }
 
 const headerOf = (value: string | string[] | undefined): string | undefined =>

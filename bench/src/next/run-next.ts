@@ -1,8 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  newestMtime,
+  nextBinOf,
+  nextStarted,
+  runNextCommand,
+  type NextRun,
+} from '../../../test/support/next-process.js';
 import { alertBody, signHeaders } from '../lib/alert.js';
 import { REPO_ROOT } from '../lib/child.js';
 import {
@@ -17,12 +23,10 @@ import { markdownTable } from '../lib/table.js';
 import type { BenchResult, BenchSettings } from '../lib/types.js';
 import { processTree, treeCpuMicros } from './process-tree.js';
 
-/** The benchmark's own Next app (App Router, two routes). */
+/** The benchmark's own Next app (App Router, one route per target). */
 const APP_DIR = fileURLToPath(new URL('../../next-app/', import.meta.url));
-const NEXT_PACKAGE_JSON = createRequire(join(APP_DIR, '..', 'package.json')).resolve(
-  'next/package.json',
-);
-const NEXT_BIN = join(NEXT_PACKAGE_JSON, '..', 'dist', 'bin', 'next');
+/** The `next` package's directory (its modification time invalidates a build). */
+const NEXT_DIR = join(nextBinOf(APP_DIR), '..', '..', '..');
 const CONNECTIONS = 32;
 
 const TARGETS = [
@@ -35,18 +39,6 @@ const TARGETS = [
   { name: 'ours', path: '/webhooks/ours', label: 'createRouteHandler(receiver)' },
 ] as const;
 type TargetName = (typeof TARGETS)[number]['name'];
-
-// `next build` and `next start` choose NODE_ENV themselves.
-const env: Record<string, string | undefined> = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
-delete env.NODE_ENV;
-const baseEnv = env as NodeJS.ProcessEnv;
-
-interface Run {
-  child: ChildProcess;
-  /** The last 64 KiB of stdout + stderr. */
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
 
 /** Every process this module started and has not seen exit: killed (with their trees) on exit. */
 const live = new Set<ChildProcess>();
@@ -77,43 +69,18 @@ function killAll(): void {
 // child.ts turns SIGINT/SIGTERM into process.exit, so this also runs on Ctrl-C.
 process.once('exit', killAll);
 
-function run(args: readonly string[]): Run {
-  const child = spawn(process.execPath, [NEXT_BIN, ...args], {
-    cwd: APP_DIR,
-    env: baseEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  live.add(child);
-  let output = '';
-  const append = (chunk: Buffer): void => {
-    output += chunk.toString('utf8');
-    if (output.length > 65_536) output = output.slice(-65_536);
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => {
-      live.delete(child);
-      resolve({ code, signal });
-    }),
-  );
-  return { child, output: () => output, exited };
+/** `next <args>` in the app, as its own process group, tracked until it exits. */
+function run(args: readonly string[]): NextRun {
+  const started = runNextCommand(APP_DIR, args, { detached: true, keepLast: 65_536 });
+  live.add(started.child);
+  void started.exited.then(() => live.delete(started.child));
+  return started;
 }
 
-async function stop(server: Run): Promise<void> {
+async function stop(server: NextRun): Promise<void> {
   if (server.child.exitCode !== null || server.child.signalCode !== null) return;
   killTree(server.child);
   await server.exited;
-}
-
-function newestMtime(path: string): number {
-  if (!existsSync(path)) return 0;
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = 0;
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
-  return newest;
 }
 
 /**
@@ -133,7 +100,7 @@ async function buildIfStale(): Promise<'built' | 'reused'> {
     newestMtime(join(APP_DIR, 'tsconfig.json')),
     newestMtime(join(REPO_ROOT, 'packages', 'core', 'dist')),
     newestMtime(join(REPO_ROOT, 'packages', 'next', 'dist')),
-    newestMtime(realpathSync(NEXT_PACKAGE_JSON)),
+    newestMtime(join(realpathSync(NEXT_DIR), 'package.json')),
   );
   if (existsSync(buildId) && statSync(buildId).mtimeMs > inputs) return 'reused';
   console.error('next: next build (bench/next-app)');
@@ -146,48 +113,10 @@ async function buildIfStale(): Promise<'built' | 'reused'> {
   return 'built';
 }
 
-/** Resolves once `predicate` holds for the server's output; rejects if it exits or times out. */
-function waitForOutput<T>(
-  server: Run,
-  predicate: (output: string) => T | undefined,
-  timeoutMs = 60_000,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const check = (): void => {
-      const found = predicate(server.output());
-      if (found === undefined) return;
-      cleanup();
-      resolve(found);
-    };
-    const onExit = (): void => {
-      cleanup();
-      reject(new Error(`next start exited:\n${server.output().slice(-4000)}`));
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(
-        new Error(`next start not ready in ${timeoutMs} ms:\n${server.output().slice(-4000)}`),
-      );
-    }, timeoutMs);
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      server.child.stdout?.off('data', check);
-      server.child.off('exit', onExit);
-    };
-    server.child.stdout?.on('data', check);
-    server.child.once('exit', onExit);
-    check();
-  });
-}
-
 /** Starts `next start` on a free port of 127.0.0.1 and waits until it answers HTTP. */
-async function startServer(): Promise<{ server: Run; port: number }> {
+async function startServer(): Promise<{ server: NextRun; port: number }> {
   const server = run(['start', '--port', '0', '--hostname', '127.0.0.1']);
-  const port = await waitForOutput(server, (output) => {
-    const match = /Local:\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-    return match === null ? undefined : Number(match[1]);
-  });
-  await waitForOutput(server, (output) => (output.includes('Ready in') ? true : undefined));
+  const port = Number(new URL(await nextStarted(server, 60_000)).port);
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
@@ -242,7 +171,7 @@ export async function runNext(settings: BenchSettings): Promise<BenchResult> {
   // (lazy loading and JIT of Next's server code, more of it on our route), and a 2 s warm-up left
   // round 1 at about twice the steady CPU per request.
   const warmUp = settings.quick ? 1 : 15;
-  const servers = new Map<TargetName, { server: Run; port: number }>();
+  const servers = new Map<TargetName, { server: NextRun; port: number }>();
   const runs = new Map<TargetName, Round[]>(TARGETS.map((t) => [t.name, []]));
   let build: 'built' | 'reused';
   try {
@@ -253,7 +182,7 @@ export async function runNext(settings: BenchSettings): Promise<BenchResult> {
       if (result.status === 'rejected') throw result.reason;
       servers.set(target.name, result.value);
     }
-    const serverOf = (name: TargetName): { server: Run; port: number } => {
+    const serverOf = (name: TargetName): { server: NextRun; port: number } => {
       const found = servers.get(name);
       if (found === undefined) throw new Error(`no server ${name}`);
       return found;

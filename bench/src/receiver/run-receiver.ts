@@ -1,31 +1,11 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createReceiver, createVerifier, parseEvent, type Receiver } from '@churn-risk/core';
-import { alertBody, SECRET, signHeaders } from '../lib/alert.js';
+import { SECRET } from '../lib/alert.js';
+import { signedDelivery, type Delivery } from '../lib/delivery.js';
+import { handCheck } from '../lib/hand-check.js';
 import { roundRobin, type Candidate } from '../lib/round-robin.js';
 import { formatNumber, formatRatio, markdownTable } from '../lib/table.js';
 import type { BenchResult, BenchSettings } from '../lib/types.js';
-
-interface Delivery {
-  body: Buffer;
-  headers: Record<string, string>;
-}
-
-function signedDelivery(): Delivery {
-  const text = alertBody();
-  return {
-    body: Buffer.from(text),
-    // The headers a Node server hands over for such a request.
-    headers: {
-      host: '127.0.0.1:3000',
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(text)),
-      connection: 'keep-alive',
-      'user-agent': 'churn-risk-bench',
-      ...signHeaders(text),
-    },
-  };
-}
 
 /**
  * Distinct signed deliveries, one after the other. `cycle`: start over at the end (for candidates
@@ -41,19 +21,6 @@ function pool(size: number, cycle: boolean): () => Delivery {
     if (delivery === undefined) throw new Error(`the pool of ${size} deliveries ran out`);
     return delivery;
   };
-}
-
-/** The hand-written check of the HTTP benchmark: HMAC, timingSafeEqual, tolerance, JSON.parse. */
-function handCheck({ body, headers }: Delivery): void {
-  const signature = headers['x-service-signature'] ?? '';
-  const timestamp = headers['x-service-timestamp'] ?? '';
-  if (!/^\d{1,12}$/.test(timestamp) || !signature.startsWith('sha256=')) throw new Error('format');
-  const given = Buffer.from(signature.slice(7), 'hex');
-  const mac = createHmac('sha256', SECRET).update(timestamp).update('.').update(body).digest();
-  if (given.length !== mac.length || !timingSafeEqual(given, mac)) throw new Error('signature');
-  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) throw new Error('tolerance');
-  const alert = JSON.parse(body.toString('utf8')) as { event?: unknown };
-  if (alert.event !== 'churn_risk_alert') throw new Error('event');
 }
 
 /** `receiver.handle` with a 202 check; every 256 deliveries the queued handlers get a turn. */

@@ -1,11 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { createSandbox } from '@churn-risk/sandbox';
 import { driveAlert } from '../../../test/e2e/drive-alert.js';
+import {
+  newestMtime,
+  nextEnv,
+  nextStarted,
+  runNextCommand,
+  type NextRun,
+} from '../../../test/support/next-process.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Builds the example with `next build` and runs it with `next start` on a free port, then sends real
@@ -15,57 +21,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const exampleDir = fileURLToPath(new URL('..', import.meta.url));
 const root = join(exampleDir, '..', '..');
-const nextBin = join(
-  createRequire(join(exampleDir, 'package.json')).resolve('next/package.json'),
-  '..',
-  'dist',
-  'bin',
-  'next',
-);
 const SECRET = 'whsec_example_next_test';
 const HANDLER_DELAY_MS = 1500;
-// Vitest sets NODE_ENV=test; `next build` and `next start` choose their own.
-const baseEnv: Record<string, string | undefined> = {
-  ...process.env,
-  NEXT_TELEMETRY_DISABLED: '1',
-};
-delete baseEnv.NODE_ENV;
-const env = baseEnv as NodeJS.ProcessEnv;
 
-interface Run {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function run(args: string[], extraEnv: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, args, {
-    cwd: exampleDir,
-    env: { ...env, ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, output: () => output, exited };
-}
-
-async function succeed(command: Run, what: string): Promise<void> {
+async function succeed(command: NextRun, what: string): Promise<void> {
   const { code } = await command.exited;
   if (code !== 0)
     throw new Error(`${what} failed (exit ${code}):\n${command.output().slice(-4000)}`);
-}
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
 }
 
 /** Builds @churn-risk/core then @churn-risk/next (what this app imports) when dist/ is missing or stale. */
@@ -74,52 +36,30 @@ async function buildWorkspacePackages(): Promise<void> {
     const dir = join(root, 'packages', name);
     const entry = join(dir, 'dist', 'index.js');
     if (existsSync(entry) && statSync(entry).mtimeMs >= newestMtime(join(dir, 'src'))) continue;
-    const build = spawn('npm', ['run', 'build', '--silent'], { cwd: dir, env, stdio: 'inherit' });
+    const build = spawn('npm', ['run', 'build', '--silent'], {
+      cwd: dir,
+      env: nextEnv(),
+      stdio: 'inherit',
+    });
     const code = await new Promise<number | null>((resolve) => build.once('exit', resolve));
     if (code !== 0) throw new Error(`building packages/${name} failed (exit ${code})`);
   }
 }
 
-/** Resolves once `predicate` holds for the server's output; rejects if the server exits first. */
-function waitForOutput<T>(server: Run, predicate: (output: string) => T | undefined): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const check = (): void => {
-      const found = predicate(server.output());
-      if (found === undefined) return;
-      cleanup();
-      resolve(found);
-    };
-    const onExit = (): void => {
-      cleanup();
-      reject(new Error(`next start exited:\n${server.output().slice(-4000)}`));
-    };
-    const cleanup = (): void => {
-      server.child.stdout?.off('data', check);
-      server.child.off('exit', onExit);
-    };
-    server.child.stdout?.on('data', check);
-    server.child.once('exit', onExit);
-    check();
-  });
-}
-
-let server: Run | undefined;
+let server: NextRun | undefined;
 let baseUrl = '';
 
 beforeAll(async () => {
   await buildWorkspacePackages();
   // No secret at build time: the routes create their receiver on first request.
-  await succeed(run([nextBin, 'build']), 'next build');
-  server = run([nextBin, 'start', '--port', '0', '--hostname', '127.0.0.1'], {
-    CHURN_RISK_WEBHOOK_SECRET: SECRET,
-    CHURN_RISK_EXAMPLE_HANDLER_DELAY_MS: String(HANDLER_DELAY_MS),
+  await succeed(runNextCommand(exampleDir, ['build']), 'next build');
+  server = runNextCommand(exampleDir, ['start', '--port', '0', '--hostname', '127.0.0.1'], {
+    env: {
+      CHURN_RISK_WEBHOOK_SECRET: SECRET,
+      CHURN_RISK_EXAMPLE_HANDLER_DELAY_MS: String(HANDLER_DELAY_MS),
+    },
   });
-  const started = server;
-  baseUrl = await waitForOutput(
-    started,
-    (output) => /Local:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1],
-  );
-  await waitForOutput(started, (output) => (output.includes('Ready in') ? true : undefined));
+  baseUrl = await nextStarted(server);
 }, 600_000);
 
 afterAll(async () => {
