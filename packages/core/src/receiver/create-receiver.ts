@@ -11,8 +11,16 @@ import { createVerifier } from '../signature/verify.js';
 import { drainQueue } from './drain.js';
 import { getHeader } from './get-header.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
-import { acceptedResult, errorResponse, jsonResult, payloadTooLarge } from './responses.js';
-import { runHandlers, type AnyHandler } from './run-handlers.js';
+import {
+  ACCEPTED_BODY,
+  acceptedHeaders,
+  acceptedResult,
+  errorResponse,
+  jsonResult,
+  payloadTooLarge,
+  SETTLED,
+} from './responses.js';
+import { runHandlers, type AnyHandler, type RunHandlersInput } from './run-handlers.js';
 import { createFetchHandler, createNodeHandler } from './transports.js';
 import type {
   DrainOptions,
@@ -24,7 +32,7 @@ import type {
   ReceiverResult,
   ReceiverStats,
 } from './types.js';
-import { createWorkQueue, type WorkQueue } from './work-queue.js';
+import { createWorkQueue, type Job, type WorkQueue } from './work-queue.js';
 
 const refuse = (code: 'CLOSED' | 'OVERLOADED' | 'HANDLER_FAILED', message: string): never => {
   throw new WebhookVerificationError(code, message);
@@ -32,12 +40,75 @@ const refuse = (code: 'CLOSED' | 'OVERLOADED' | 'HANDLER_FAILED', message: strin
 const refuseClosed = (): never => refuse('CLOSED', 'The receiver is shutting down; retry later.');
 const refuseFailed = (): never => refuse('HANDLER_FAILED', 'A handler failed after its retries.');
 
+/** One accepted alert in the work queue: runs its handlers and counts their failures. */
+class AlertJob implements Job {
+  ready = false;
+  startWhenReady = false;
+  /** Handlers that failed after their retries. */
+  failures = 0;
+  #finished = false;
+  #done: Promise<void> | undefined;
+  #resolveDone: (() => void) | undefined;
+
+  readonly #input: RunHandlersInput;
+  readonly #counts: { failed: number };
+
+  constructor(input: RunHandlersInput, counts: { failed: number }) {
+    this.#input = input;
+    this.#counts = counts;
+  }
+
+  run(): unknown {
+    const failed = runHandlers(this.#input);
+    if (typeof failed === 'number') {
+      this.failures = failed;
+      return undefined;
+    }
+    return failed.then((count) => {
+      this.failures = count;
+    });
+  }
+
+  finished(): void {
+    this.#finished = true;
+    this.#counts.failed += this.failures;
+    this.#resolveDone?.();
+  }
+
+  /** Settles when the job has finished; made only when asked for (most adapters never do). */
+  get done(): Promise<void> {
+    if (this.#finished) return SETTLED;
+    this.#done ??= new Promise<void>((resolve) => {
+      this.#resolveDone = resolve;
+    });
+    return this.#done;
+  }
+}
+
+/** The async-mode answer, 202 `{"received":true}`, whose `done` follows the alert's job. */
+class AcceptedResult implements ReceiverResult {
+  readonly status = 202;
+  readonly headers = acceptedHeaders();
+  readonly body = ACCEPTED_BODY;
+  readonly #job: AlertJob;
+
+  constructor(job: AlertJob) {
+    this.#job = job;
+  }
+
+  get done(): Promise<void> {
+    return this.#job.done;
+  }
+}
+
 class WebhookReceiver implements Receiver {
   readonly #config: ResolvedOptions;
   readonly #verify: ReturnType<typeof createVerifier>;
   readonly #queue: WorkQueue;
-  readonly #handlers: AnyHandler[] = [];
-  readonly #errorHandlers: ErrorHandler[] = [];
+  // Replaced, never mutated, when handlers are added or removed: an alert keeps the lists it was
+  // accepted with, without a copy per alert.
+  #handlers: readonly AnyHandler[] = [];
+  #errorHandlers: readonly ErrorHandler[] = [];
   readonly #counts = { accepted: 0, duplicates: 0, failed: 0 };
   /** Sync mode: alerts being processed, each with whether its handlers all succeeded. */
   readonly #syncInFlight = new Map<string, Promise<boolean>>();
@@ -72,19 +143,19 @@ class WebhookReceiver implements Receiver {
   on<K extends keyof WebhookEventMap>(name: K, handler: EventHandler<WebhookEventMap, K>): this {
     if (!Object.hasOwn(eventSchemas, name)) throw new TypeError(`Unknown event "${name}".`);
     if (typeof handler !== 'function') throw new TypeError('A handler must be a function.');
-    this.#handlers.push(handler);
+    this.#handlers = [...this.#handlers, handler as AnyHandler];
     return this;
   }
 
   off<K extends keyof WebhookEventMap>(_name: K, handler: EventHandler<WebhookEventMap, K>): this {
-    const index = this.#handlers.lastIndexOf(handler);
-    if (index >= 0) this.#handlers.splice(index, 1);
+    const index = this.#handlers.lastIndexOf(handler as AnyHandler);
+    if (index >= 0) this.#handlers = this.#handlers.toSpliced(index, 1);
     return this;
   }
 
   onError(handler: ErrorHandler): this {
     if (typeof handler !== 'function') throw new TypeError('An error handler must be a function.');
-    this.#errorHandlers.push(handler);
+    this.#errorHandlers = [...this.#errorHandlers, handler];
     return this;
   }
 
@@ -144,28 +215,25 @@ class WebhookReceiver implements Receiver {
       return this.#release(id).then(refuseClosed);
     }
     const config = this.#config;
-    let failures = 0;
-    const done = this.#queue.tryPush(() =>
-      runHandlers({
+    const job = new AlertJob(
+      {
         alert,
         id,
         receivedAt,
-        handlers: [...this.#handlers],
-        errorHandlers: [...this.#errorHandlers],
+        handlers: this.#handlers,
+        errorHandlers: this.#errorHandlers,
         retry: config.retry,
-      }).then((failed) => {
-        failures = failed;
-        this.#counts.failed += failed;
-      }),
+      },
+      this.#counts,
     );
-    if (done === undefined) {
+    if (!this.#queue.tryPush(job)) {
       return this.#release(id).then(() =>
         refuse('OVERLOADED', 'Too many alerts are waiting to be processed; retry later.'),
       );
     }
     this.#counts.accepted++;
-    if (config.mode === 'async') return acceptedResult(done);
-    return this.#settleSync(id, done, () => failures);
+    if (config.mode === 'async') return new AcceptedResult(job);
+    return this.#settleSync(id, job);
   }
 
   /**
@@ -184,21 +252,18 @@ class WebhookReceiver implements Receiver {
   }
 
   /** Sync mode: answers once the handlers have run; a failure frees the identity and is a 500. */
-  async #settleSync(
-    id: string,
-    done: Promise<void>,
-    failures: () => number,
-  ): Promise<ReceiverResult> {
+  async #settleSync(id: string, job: AlertJob): Promise<ReceiverResult> {
+    const done = job.done;
     this.#syncInFlight.set(
       id,
-      done.then(() => failures() === 0),
+      done.then(() => job.failures === 0),
     );
     await done;
     // Release before forgetting the outcome: a redelivery either sees the failed outcome or finds
     // the identity free, never a claimed identity with no outcome.
-    if (failures() > 0) await this.#release(id); // so that the service's redelivery runs again
+    if (job.failures > 0) await this.#release(id); // so that the service's redelivery runs again
     this.#syncInFlight.delete(id);
-    if (failures() > 0) refuseFailed();
+    if (job.failures > 0) refuseFailed();
     return acceptedResult();
   }
 

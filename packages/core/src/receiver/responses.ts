@@ -6,7 +6,8 @@ import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
 import type { ReceiverResult } from './types.js';
 
 const JSON_TYPE = 'application/json';
-const SETTLED: Promise<void> = Promise.resolve();
+/** An already settled `done`. */
+export const SETTLED: Promise<void> = Promise.resolve();
 
 /** Seconds a sender should wait before retrying after a 503. */
 export const RETRY_AFTER_SECONDS: Readonly<Partial<Record<WebhookErrorCode, number>>> =
@@ -30,11 +31,17 @@ export function jsonResult(
   };
 }
 
-const ACCEPTED_BODY = JSON.stringify({ received: true });
+/** The body of the usual answer, 202 `{"received":true}`. */
+export const ACCEPTED_BODY = JSON.stringify({ received: true });
+
+/** The headers of a JSON answer (a new object each time: callers may change theirs). */
+export function acceptedHeaders(): Record<string, string> {
+  return { 'content-type': JSON_TYPE };
+}
 
 /** The usual answer, 202 `{"received":true}`, built without serializing anything. */
-export function acceptedResult(done: Promise<void> = SETTLED): ReceiverResult {
-  return { status: 202, headers: { 'content-type': JSON_TYPE }, body: ACCEPTED_BODY, done };
+export function acceptedResult(): ReceiverResult {
+  return { status: 202, headers: acceptedHeaders(), body: ACCEPTED_BODY, done: SETTLED };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ChurnRiskAlert } from '../payload/alert-schema.js';
 import { sleep, type RetryPolicy } from './retry-policy.js';
+import { isThenable } from './work-queue.js';
 import type { AlertContext, ErrorHandler } from './types.js';
 
 /** A handler as the dispatcher sees it (the event map is erased here). */
@@ -50,35 +51,71 @@ async function report(
   );
 }
 
-/** Runs one handler with its retries; resolves `true` when it finally succeeded. */
-async function runOne(handler: AnyHandler, input: RunHandlersInput): Promise<boolean> {
-  for (let attempt = 0; ; attempt++) {
-    const context: AlertContext = {
-      id: input.id,
-      receivedAt: input.receivedAt,
-      attempt,
-      event: 'churn_risk_alert',
-    };
+function contextOf(input: RunHandlersInput, attempt: number): AlertContext {
+  return { id: input.id, receivedAt: input.receivedAt, attempt, event: 'churn_risk_alert' };
+}
+
+const succeeded = (): boolean => true;
+
+/**
+ * Runs one handler with its retries; `true` when it finally succeeded. A handler that returns
+ * without a promise and does not throw is done at once: no promise is made for it.
+ */
+function runOne(handler: AnyHandler, input: RunHandlersInput): boolean | Promise<boolean> {
+  const context = contextOf(input, 0);
+  let returned: unknown;
+  try {
+    returned = handler(input.alert, context);
+  } catch (error) {
+    return retry(handler, input, error, context);
+  }
+  if (!isThenable(returned)) return true;
+  return Promise.resolve(returned).then(succeeded, (error: unknown) =>
+    retry(handler, input, error, context),
+  );
+}
+
+/** After a failed try (`failed` is its context): the retries, then `onError` if all fail. */
+async function retry(
+  handler: AnyHandler,
+  input: RunHandlersInput,
+  error: unknown,
+  failed: AlertContext,
+): Promise<boolean> {
+  let lastError = error;
+  let context = failed;
+  while (context.attempt < input.retry.retries) {
+    await sleep(input.retry.delayMs(context.attempt + 1));
+    context = contextOf(input, context.attempt + 1);
     try {
       await handler(input.alert, context);
       return true;
-    } catch (error) {
-      if (attempt >= input.retry.retries) {
-        await report(error, input, context);
-        return false;
-      }
+    } catch (next) {
+      lastError = next;
     }
-    await sleep(input.retry.delayMs(attempt + 1));
   }
+  await report(lastError, input, context);
+  return false;
 }
 
+const countFailed = (outcomes: readonly boolean[]): number =>
+  outcomes.reduce((failed, ok) => (ok ? failed : failed + 1), 0);
+
 /**
- * Runs every handler of an alert side by side; each retries and fails on its own. Never rejects;
- * resolves with the number of handlers that failed after their retries.
+ * Runs every handler of an alert side by side; each retries and fails on its own. Never throws or
+ * rejects; gives the number of handlers that failed after their retries: at once when every
+ * handler returned synchronously, else through a promise.
  */
-export async function runHandlers(input: RunHandlersInput): Promise<number> {
-  const only = input.handlers.length === 1 ? input.handlers[0] : undefined;
-  if (only !== undefined) return (await runOne(only, input)) ? 0 : 1; // the usual case, no arrays
-  const outcomes = await Promise.all(input.handlers.map((handler) => runOne(handler, input)));
-  return outcomes.filter((ok) => !ok).length;
+export function runHandlers(input: RunHandlersInput): number | Promise<number> {
+  const { handlers } = input;
+  if (handlers.length === 1) {
+    const outcome = runOne(handlers[0] as AnyHandler, input); // the usual case, no arrays
+    if (typeof outcome === 'boolean') return outcome ? 0 : 1;
+    return outcome.then((ok) => (ok ? 0 : 1));
+  }
+  const outcomes = handlers.map((handler) => runOne(handler, input));
+  if (outcomes.every((outcome) => typeof outcome === 'boolean')) {
+    return countFailed(outcomes as boolean[]);
+  }
+  return Promise.all(outcomes).then(countFailed);
 }

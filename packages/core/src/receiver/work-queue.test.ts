@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createWorkQueue } from './work-queue.js';
+import { createWorkQueue, type Job } from './work-queue.js';
 
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -11,6 +11,22 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
+/** A job around `work`; `finished` resolves once the queue has called the job's `finished()`. */
+function job(work: () => unknown): Job & { finished(): void; settled: Promise<void> } {
+  let resolve!: () => void;
+  const settled = new Promise<void>((r) => (resolve = r));
+  return { run: work, finished: () => resolve(), ready: false, startWhenReady: false, settled };
+}
+
+/** Pushes a job around `work`: its `settled` promise, or undefined when the queue refused it. */
+function push(
+  queue: ReturnType<typeof createWorkQueue>,
+  work: () => unknown,
+): Promise<void> | undefined {
+  const pushed = job(work);
+  return queue.tryPush(pushed) ? pushed.settled : undefined;
+}
+
 describe('createWorkQueue', () => {
   it('runs at most `concurrency` tasks, in arrival order, and refuses beyond maxQueue', async () => {
     const queue = createWorkQueue(2, 2);
@@ -18,7 +34,7 @@ describe('createWorkQueue', () => {
     const started: number[] = [];
     let peak = 0;
     const pushed = gates.map((g, i) =>
-      queue.tryPush(async () => {
+      push(queue, async () => {
         started.push(i);
         peak = Math.max(peak, queue.running);
         await g.promise;
@@ -44,11 +60,11 @@ describe('createWorkQueue', () => {
   it('treats a throwing or rejecting task as finished and keeps going', async () => {
     const queue = createWorkQueue(1, 10);
     const ran: string[] = [];
-    const first = queue.tryPush(() => {
+    const first = push(queue, () => {
       throw new Error('sync');
     });
-    const second = queue.tryPush(() => Promise.reject(new Error('async')));
-    const third = queue.tryPush(async () => {
+    const second = push(queue, () => Promise.reject(new Error('async')));
+    const third = push(queue, async () => {
       ran.push('third');
     });
     await Promise.all([first, second, third]);
@@ -60,7 +76,7 @@ describe('createWorkQueue', () => {
     const queue = createWorkQueue(1, 1);
     await queue.idle();
     const g = gate();
-    void queue.tryPush(() => g.promise);
+    void push(queue, () => g.promise);
     let idle = false;
     const waiting = queue.idle().then(() => (idle = true));
     await Promise.resolve();
@@ -84,11 +100,11 @@ describe('createWorkQueue', () => {
       const queue = createEdgeQueue(1, 10);
       const ran: number[] = [];
       const done = [1, 2, 3].map((n) =>
-        queue.tryPush(async () => {
+        push(queue, async () => {
           ran.push(n);
         }),
       );
-      await Promise.all(done.filter((p): p is Promise<void> => p !== undefined));
+      await Promise.all(done.filter((p) => p !== undefined));
       expect(done.every((p) => p !== undefined)).toBe(true);
       expect(ran).toEqual([1, 2, 3]);
       expect(stubCalls).toBe(1); // tried once, then setTimeout from then on
@@ -102,7 +118,7 @@ describe('createWorkQueue', () => {
     const { drainQueue } = await import('./drain.js');
     const queue = createWorkQueue(1, 1);
     const hold = gate();
-    const done = queue.tryPush(() => hold.promise);
+    const done = push(queue, () => hold.promise);
     const stop = new AbortController();
     void queue.idle(stop.signal);
     const kept = queue.idle();
@@ -121,10 +137,10 @@ describe('createWorkQueue', () => {
     const queue = createWorkQueue(1, 5000);
     const order: number[] = [];
     const hold = gate();
-    const first = queue.tryPush(() => hold.promise);
+    const first = push(queue, () => hold.promise);
     await nextTurn();
     const pushed = Array.from({ length: 3000 }, (_, i) =>
-      queue.tryPush(async () => {
+      push(queue, async () => {
         order.push(i);
       }),
     );
@@ -132,8 +148,54 @@ describe('createWorkQueue', () => {
     hold.open();
     await first;
     expect(order).toEqual([]);
-    await Promise.all(pushed.filter((p): p is Promise<void> => p !== undefined));
+    await Promise.all(pushed.filter((p) => p !== undefined));
     expect(order).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+    expect([queue.running, queue.queued]).toEqual([0, 0]);
+  });
+
+  it('runs jobs that finish synchronously one after another without a promise, and without deep recursion', async () => {
+    const queue = createWorkQueue(1, 50_000);
+    const order: number[] = [];
+    const finishedInTurn: number[] = [];
+    const jobs = Array.from({ length: 20_000 }, (_, i) => {
+      const j = job(() => {
+        order.push(i);
+      });
+      const finished = j.finished;
+      j.finished = () => {
+        finishedInTurn.push(i);
+        finished();
+      };
+      return j;
+    });
+    for (const j of jobs) expect(queue.tryPush(j)).toBe(true);
+    expect([queue.running, queue.queued]).toEqual([1, 19_999]);
+    await nextTurn();
+    // All ran in the one turn after the pushes, in order, each finished before the next started.
+    expect(order).toHaveLength(20_000);
+    expect(order).toEqual(finishedInTurn);
+    expect(order.every((n, i) => n === i)).toBe(true);
+    expect([queue.running, queue.queued]).toEqual([0, 0]);
+    await queue.idle();
+  });
+
+  it('keeps a slot taken while a returned thenable is pending, and frees it when it rejects', async () => {
+    const queue = createWorkQueue(1, 10);
+    let reject!: (error: Error) => void;
+    const thenable = {
+      then: (_: unknown, onRejected: (error: Error) => void) => (reject = onRejected),
+    };
+    const first = push(queue, () => thenable);
+    const ran: string[] = [];
+    const second = push(queue, () => {
+      ran.push('second');
+    });
+    await nextTurn();
+    expect([queue.running, queue.queued, ran.length]).toEqual([1, 1, 0]);
+    reject(new Error('failed'));
+    await first;
+    await second;
+    expect(ran).toEqual(['second']);
     expect([queue.running, queue.queued]).toEqual([0, 0]);
   });
 });

@@ -1,13 +1,28 @@
-/** A unit of work; it must not reject (the queue treats a rejection as finished work). */
-export type Task = () => Promise<void>;
+/**
+ * A unit of work for the queue. The two flags belong to the queue (a job starts with both false);
+ * keeping them on the job spares the queue an object per job.
+ */
+export interface Job {
+  /**
+   * Does the work. A returned promise (any thenable) keeps the job running until it settles,
+   * fulfilled or rejected; any other value, or a throw, means the job has finished.
+   */
+  run(): unknown;
+  /** Called once, when the job has finished. It must not throw. */
+  finished(): void;
+  /** Set by the queue: true from the turn of the event loop after the push on. */
+  ready: boolean;
+  /** Set by the queue: a slot was given to the job before it was ready; run it when it is. */
+  startWhenReady: boolean;
+}
 
-/** A bounded queue that runs at most `concurrency` tasks at once. */
+/** A bounded queue that runs at most `concurrency` jobs at once. */
 export interface WorkQueue {
   /**
-   * Starts the task now or queues it. Returns a promise that resolves when the task has finished,
-   * or `undefined` when `maxQueue` tasks are already waiting (nothing is queued then).
+   * Starts the job on a later turn of the event loop, or queues it. Returns `false` when
+   * `maxQueue` jobs are already waiting (nothing is queued then).
    */
-  tryPush(task: Task): Promise<void> | undefined;
+  tryPush(job: Job): boolean;
   /**
    * Resolves when nothing is queued or running. An aborted `signal` stops the wait (the promise
    * then never settles and nothing is kept for it).
@@ -17,15 +32,6 @@ export interface WorkQueue {
   readonly running: number;
   /** Pending `idle()` waits, for tests. */
   readonly idleWaiters: number;
-}
-
-interface Entry {
-  task: Task;
-  resolve: () => void;
-  /** True from the turn of the event loop after the push on: the answer has been written. */
-  ready: boolean;
-  /** A slot was given to it before it was ready: run it as soon as it is. */
-  startWhenReady: boolean;
 }
 
 // Captured at load: the deferral below is a scheduling detail, not a timer that a test's fake
@@ -54,32 +60,40 @@ function later(fn: () => void): void {
   realSetTimeout(fn, 0);
 }
 
+/** True for a promise or any other thenable (what `await` would wait for). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
 /**
- * Creates a bounded work queue. No task runs in the turn of the event loop that pushed it (in async
+ * Creates a bounded work queue. No job runs in the turn of the event loop that pushed it (in async
  * mode the answer is written first, even before a handler's synchronous start); after that, a slot
- * that frees up starts the next waiting task at once, so a busy queue drains without delay.
+ * that frees up starts the next waiting job at once, so a busy queue drains without delay. A job
+ * that finishes synchronously costs no promise at all.
  */
 export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueue {
   // A FIFO as an array and a head index: shift() would copy up to maxQueue entries each time.
-  let waiting: Entry[] = [];
+  let waiting: Job[] = [];
   let head = 0;
   let running = 0;
   let idleWaiters: (() => void)[] = [];
-  // Entries pushed during the current turn: one deferral marks them all ready on the next turn.
-  let fresh: Entry[] = [];
+  // Jobs pushed during the current turn: one deferral marks them all ready on the next turn.
+  let fresh: Job[] = [];
 
   function markFreshReady(): void {
-    const entries = fresh;
+    const jobs = fresh;
     fresh = [];
-    for (const entry of entries) {
-      entry.ready = true;
-      if (entry.startWhenReady) run(entry);
-    }
+    for (const job of jobs) job.ready = true;
+    for (const job of jobs) if (job.startWhenReady) execute(job);
   }
 
   const queued = (): number => waiting.length - head;
 
-  function takeNext(): Entry | undefined {
+  function takeNext(): Job | undefined {
     if (head >= waiting.length) return undefined;
     const next = waiting[head++];
     if (head > 1024 && head * 2 > waiting.length) {
@@ -96,38 +110,59 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
     for (const resolve of waiters) resolve();
   }
 
-  function start(entry: Entry): void {
+  /** Gives `job` a slot; returns it when it may run now, or marks it to run once it is ready. */
+  function claimSlot(job: Job): Job | undefined {
     running++;
-    if (entry.ready) run(entry);
-    else entry.startWhenReady = true;
+    if (job.ready) return job;
+    job.startWhenReady = true;
+    return undefined;
   }
 
-  function run(entry: Entry): void {
-    const finish = (): void => {
-      running--;
-      entry.resolve();
-      const next = takeNext();
-      if (next !== undefined) start(next);
-      else settleIdle();
-    };
-    let promise: Promise<void>;
-    try {
-      promise = entry.task();
-    } catch {
-      promise = Promise.resolve();
+  /** Frees the slot of a finished job; returns the next job to run now, if any. */
+  function release(job: Job): Job | undefined {
+    running--;
+    job.finished();
+    const next = takeNext();
+    if (next !== undefined) return claimSlot(next);
+    settleIdle();
+    return undefined;
+  }
+
+  /**
+   * Runs `first`, and while jobs finish synchronously, the next ones in a loop (not by recursion,
+   * so thousands of synchronous jobs queued behind each other cannot overflow the stack).
+   */
+  function execute(first: Job): void {
+    let job: Job | undefined = first;
+    while (job !== undefined) {
+      let result: unknown;
+      try {
+        result = job.run();
+      } catch {
+        result = undefined; // a throwing job has finished
+      }
+      if (isThenable(result)) {
+        const pending = job;
+        const settled = (): void => {
+          const next = release(pending);
+          if (next !== undefined) execute(next);
+        };
+        result.then(settled, settled);
+        return;
+      }
+      job = release(job);
     }
-    promise.then(finish, finish);
   }
 
   return {
-    tryPush(task) {
-      if (running >= concurrency && queued() >= maxQueue) return undefined;
-      return new Promise<void>((resolve) => {
-        const entry: Entry = { task, resolve, ready: false, startWhenReady: false };
-        if (fresh.push(entry) === 1) later(markFreshReady);
-        if (running < concurrency) start(entry);
-        else waiting.push(entry);
-      });
+    tryPush(job) {
+      if (running >= concurrency && queued() >= maxQueue) return false;
+      job.ready = false;
+      job.startWhenReady = false;
+      if (fresh.push(job) === 1) later(markFreshReady);
+      if (running < concurrency) claimSlot(job);
+      else waiting.push(job);
+      return true;
     },
     idle(signal) {
       if (running === 0 && queued() === 0) return Promise.resolve();
