@@ -143,12 +143,12 @@ class WebhookReceiver implements Receiver {
   on<K extends keyof WebhookEventMap>(name: K, handler: EventHandler<WebhookEventMap, K>): this {
     if (!Object.hasOwn(eventSchemas, name)) throw new TypeError(`Unknown event "${name}".`);
     if (typeof handler !== 'function') throw new TypeError('A handler must be a function.');
-    this.#handlers = [...this.#handlers, handler as AnyHandler];
+    this.#handlers = [...this.#handlers, handler];
     return this;
   }
 
   off<K extends keyof WebhookEventMap>(_name: K, handler: EventHandler<WebhookEventMap, K>): this {
-    const index = this.#handlers.lastIndexOf(handler as AnyHandler);
+    const index = this.#handlers.lastIndexOf(handler);
     if (index >= 0) this.#handlers = this.#handlers.toSpliced(index, 1);
     return this;
   }

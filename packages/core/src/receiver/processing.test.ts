@@ -205,6 +205,43 @@ describe('async mode', () => {
     expect(reported).toEqual(['always']);
   });
 
+  it('retries and reports synchronous handlers like async ones, and counts their failures', async () => {
+    const receiver = make({ retries: { retries: 1, backoffMs: () => 0 } });
+    const calls = { throwing: 0, healthy: 0, recovering: 0 };
+    receiver.on('churn_risk_alert', () => {
+      calls.throwing++;
+      throw new Error('sync failure');
+    });
+    receiver.on('churn_risk_alert', () => {
+      calls.healthy++;
+    });
+    receiver.on('churn_risk_alert', (_alert, context) => {
+      calls.recovering++;
+      if (context.attempt === 0) throw new Error('first try');
+    });
+    const reported: [string, number][] = [];
+    receiver.onError((error, _alert, context) => {
+      reported.push([(error as Error).message, context.attempt]);
+    });
+    const result = await receiver.handle(delivery());
+    expect(receiver.stats).toMatchObject({ running: 1, failed: 0 });
+    await result.done;
+    expect(calls).toEqual({ throwing: 2, healthy: 1, recovering: 2 });
+    expect(reported).toEqual([['sync failure', 1]]);
+    expect(receiver.stats).toMatchObject({ running: 0, queued: 0, failed: 1 });
+    // All synchronous and successful: done settles without any retry timer.
+    const quiet = make();
+    let ran = 0;
+    quiet.on('churn_risk_alert', () => {
+      ran++;
+    });
+    const first = await quiet.handle(delivery());
+    const second = await quiet.handle(delivery());
+    await Promise.all([first.done, second.done]);
+    expect(ran).toBe(2);
+    expect(quiet.stats).toMatchObject({ running: 0, accepted: 2, failed: 0 });
+  });
+
   it('survives a throwing and a rejecting onError, falling back to console.error', async () => {
     const unhandled: unknown[] = [];
     const listener = (reason: unknown): void => {

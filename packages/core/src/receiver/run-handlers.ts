@@ -114,8 +114,8 @@ export function runHandlers(input: RunHandlersInput): number | Promise<number> {
     return outcome.then((ok) => (ok ? 0 : 1));
   }
   const outcomes = handlers.map((handler) => runOne(handler, input));
-  if (outcomes.every((outcome) => typeof outcome === 'boolean')) {
-    return countFailed(outcomes as boolean[]);
+  if (outcomes.every((outcome): outcome is boolean => typeof outcome === 'boolean')) {
+    return countFailed(outcomes);
   }
-  return Promise.all(outcomes).then(countFailed);
+  return Promise.all(outcomes.map((outcome) => Promise.resolve(outcome))).then(countFailed);
 }
