@@ -44,17 +44,17 @@ export async function loadNobleVerifier(): Promise<{
  * guards against measuring node:crypto twice if module resolution ever changes.
  */
 export function assertUsesBackend(backend: typeof HmacWebModule.backend, run: () => void): void {
-  const original = backend.hmacSha256;
+  const original = backend.matchesAny;
   let calls = 0;
-  const mutable = backend as { hmacSha256: typeof original };
-  mutable.hmacSha256 = (key, parts) => {
+  const mutable = backend as { matchesAny: typeof original };
+  mutable.matchesAny = (key, parts, candidates) => {
     calls += 1;
-    return original.call(backend, key, parts);
+    return original.call(backend, key, parts, candidates);
   };
   try {
     run();
   } finally {
-    mutable.hmacSha256 = original;
+    mutable.matchesAny = original;
   }
   if (calls === 0) throw new Error(`the verifier did not use the ${backend.name} back end`);
 }

@@ -29,7 +29,15 @@ const PATHS: Record<string, () => void> = {
     if (!timingSafeEqual(given, mac)) throw new Error('no match');
   },
   verifier: () => verifier(delivery),
-  verifySignature: () => verifySignature({ ...delivery, secret: SECRET }),
+  // Options written out, as in the documented example: a spread (`{ ...delivery, secret }`) costs
+  // the caller ~2 µs per call in object building alone, more than the rest of the overhead.
+  verifySignature: () =>
+    verifySignature({
+      body: delivery.body,
+      signature: delivery.signature,
+      timestamp: delivery.timestamp,
+      secret: SECRET,
+    }),
 };
 
 const name = process.argv[2] ?? 'verifySignature';

@@ -11,6 +11,13 @@ export interface HmacBackend {
   readonly name: 'node:crypto' | '@noble/hashes';
   /** HMAC-SHA256 of the concatenation of `parts` under `key`. Returns the 32-byte digest. */
   hmacSha256(key: Uint8Array, parts: readonly HmacPart[]): Uint8Array;
-  /** Constant-time equality of two byte arrays of the same length (false when lengths differ). */
-  timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean;
+  /**
+   * Whether the HMAC-SHA256 of `parts` under `key` equals one of `candidates`. Every candidate is
+   * compared, each in time that depends only on its length; the digest never leaves the back end.
+   */
+  matchesAny(
+    key: Uint8Array,
+    parts: readonly HmacPart[],
+    candidates: readonly Uint8Array[],
+  ): boolean;
 }

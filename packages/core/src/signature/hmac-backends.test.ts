@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from './bytes.js';
+import { constantTimeEqual, constantTimeEqualLatin1 } from './constant-time-equal.js';
 import { backend as nodeBackend } from './hmac-node.js';
 import { backend as webBackend } from './hmac-web.js';
 
@@ -58,18 +59,55 @@ describe.each([nodeBackend, webBackend])('HMAC back end $name', (backend) => {
     );
   });
 
-  it('compares equal arrays as equal and any difference or length change as unequal', () => {
+  it('matches the right digest among the candidates, and nothing with any byte or the length changed', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 64 }),
+        fc.array(fc.uint8Array({ maxLength: 100 }), { maxLength: 3 }),
+        fc.nat(),
+        fc.nat(31),
+        (key, parts, at, position) => {
+          const digest = createHmac('sha256', key);
+          for (const part of parts) digest.update(part);
+          const right = new Uint8Array(digest.digest());
+          const changed = Uint8Array.from(right);
+          const index = at % changed.length;
+          changed[index] = (changed[index]! + 1) % 256;
+          const others = [changed, right.subarray(1), new Uint8Array(0), new Uint8Array(33)];
+          expect(backend.matchesAny(key, parts, [right])).toBe(true);
+          expect(backend.matchesAny(key, parts, others)).toBe(false);
+          const mixed = [...others];
+          mixed.splice(position % (mixed.length + 1), 0, right);
+          expect(backend.matchesAny(key, parts, mixed)).toBe(true);
+          expect(backend.matchesAny(key, parts, [])).toBe(false);
+        },
+      ),
+    );
+  });
+});
+
+describe('constant-time comparisons', () => {
+  it('compare equal bytes as equal and any difference or length change as unequal', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 1, maxLength: 64 }), fc.nat(), (bytes, at) => {
-        const copy = Uint8Array.from(bytes);
-        expect(backend.timingSafeEqual(bytes, copy)).toBe(true);
+        const latin1 = Buffer.from(bytes).toString('latin1');
         const changed = Uint8Array.from(bytes);
         const index = at % changed.length;
         changed[index] = (changed[index]! + 1) % 256;
-        expect(backend.timingSafeEqual(bytes, changed)).toBe(false);
-        expect(backend.timingSafeEqual(bytes, bytes.subarray(1))).toBe(false);
+        expect(constantTimeEqual(bytes, Uint8Array.from(bytes))).toBe(true);
+        expect(constantTimeEqual(bytes, changed)).toBe(false);
+        expect(constantTimeEqual(bytes, bytes.subarray(1))).toBe(false);
+        expect(constantTimeEqualLatin1(latin1, Uint8Array.from(bytes))).toBe(true);
+        expect(constantTimeEqualLatin1(latin1, changed)).toBe(false);
+        expect(constantTimeEqualLatin1(latin1, bytes.subarray(1))).toBe(false);
       }),
     );
+  });
+
+  it('never takes a char code above 0xff for the byte it aliases', () => {
+    // U+0141 and U+0041 share their low byte; the digest string would never hold the first.
+    expect(constantTimeEqualLatin1('\u0141', new Uint8Array([0x41]))).toBe(false);
+    expect(constantTimeEqualLatin1('\u0041', new Uint8Array([0x41]))).toBe(true);
   });
 });
 
