@@ -11,15 +11,7 @@ import { createVerifier } from '../signature/verify.js';
 import { drainQueue } from './drain.js';
 import { getHeader } from './get-header.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
-import {
-  ACCEPTED_BODY,
-  acceptedHeaders,
-  acceptedResult,
-  errorResponse,
-  jsonResult,
-  payloadTooLarge,
-  SETTLED,
-} from './responses.js';
+import { acceptedResult, errorResponse, jsonResult, payloadTooLarge } from './responses.js';
 import { runHandlers, type AnyHandler, type RunHandlersInput } from './run-handlers.js';
 import { createFetchHandler, createNodeHandler } from './transports.js';
 import type {
@@ -46,16 +38,18 @@ class AlertJob implements Job {
   startWhenReady = false;
   /** Handlers that failed after their retries. */
   failures = 0;
-  #finished = false;
-  #done: Promise<void> | undefined;
-  #resolveDone: (() => void) | undefined;
-
+  /** Settles when the job has finished (the answer's `done`). */
+  readonly done: Promise<void>;
+  #resolveDone!: () => void;
   readonly #input: RunHandlersInput;
   readonly #counts: { failed: number };
 
   constructor(input: RunHandlersInput, counts: { failed: number }) {
     this.#input = input;
     this.#counts = counts;
+    this.done = new Promise<void>((resolve) => {
+      this.#resolveDone = resolve;
+    });
   }
 
   run(): unknown {
@@ -70,34 +64,8 @@ class AlertJob implements Job {
   }
 
   finished(): void {
-    this.#finished = true;
     this.#counts.failed += this.failures;
-    this.#resolveDone?.();
-  }
-
-  /** Settles when the job has finished; made only when asked for (most adapters never do). */
-  get done(): Promise<void> {
-    if (this.#finished) return SETTLED;
-    this.#done ??= new Promise<void>((resolve) => {
-      this.#resolveDone = resolve;
-    });
-    return this.#done;
-  }
-}
-
-/** The async-mode answer, 202 `{"received":true}`, whose `done` follows the alert's job. */
-class AcceptedResult implements ReceiverResult {
-  readonly status = 202;
-  readonly headers = acceptedHeaders();
-  readonly body = ACCEPTED_BODY;
-  readonly #job: AlertJob;
-
-  constructor(job: AlertJob) {
-    this.#job = job;
-  }
-
-  get done(): Promise<void> {
-    return this.#job.done;
+    this.#resolveDone();
   }
 }
 
@@ -232,7 +200,7 @@ class WebhookReceiver implements Receiver {
       );
     }
     this.#counts.accepted++;
-    if (config.mode === 'async') return new AcceptedResult(job);
+    if (config.mode === 'async') return acceptedResult(job.done);
     return this.#settleSync(id, job);
   }
 

@@ -6,8 +6,7 @@ import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
 import type { ReceiverResult } from './types.js';
 
 const JSON_TYPE = 'application/json';
-/** An already settled `done`. */
-export const SETTLED: Promise<void> = Promise.resolve();
+const SETTLED: Promise<void> = Promise.resolve();
 
 /** Seconds a sender should wait before retrying after a 503. */
 export const RETRY_AFTER_SECONDS: Readonly<Partial<Record<WebhookErrorCode, number>>> =
@@ -31,17 +30,11 @@ export function jsonResult(
   };
 }
 
-/** The body of the usual answer, 202 `{"received":true}`. */
-export const ACCEPTED_BODY = JSON.stringify({ received: true });
-
-/** The headers of a JSON answer (a new object each time: callers may change theirs). */
-export function acceptedHeaders(): Record<string, string> {
-  return { 'content-type': JSON_TYPE };
-}
+const ACCEPTED_BODY = JSON.stringify({ received: true });
 
 /** The usual answer, 202 `{"received":true}`, built without serializing anything. */
-export function acceptedResult(): ReceiverResult {
-  return { status: 202, headers: acceptedHeaders(), body: ACCEPTED_BODY, done: SETTLED };
+export function acceptedResult(done: Promise<void> = SETTLED): ReceiverResult {
+  return { status: 202, headers: { 'content-type': JSON_TYPE }, body: ACCEPTED_BODY, done };
 }
 
 /**
