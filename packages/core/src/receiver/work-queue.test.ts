@@ -179,6 +179,24 @@ describe('createWorkQueue', () => {
     await queue.idle();
   });
 
+  it('treats a returned thenable whose then() throws as a failed job and keeps going', async () => {
+    const queue = createWorkQueue(1, 10);
+    const broken = {
+      then: () => {
+        throw new Error('broken thenable');
+      },
+    };
+    const first = push(queue, () => broken);
+    const ran: string[] = [];
+    const second = push(queue, () => {
+      ran.push('second');
+    });
+    await first;
+    await second;
+    expect(ran).toEqual(['second']);
+    expect([queue.running, queue.queued]).toEqual([0, 0]);
+  });
+
   it('keeps a slot taken while a returned thenable is pending, and frees it when it rejects', async () => {
     const queue = createWorkQueue(1, 10);
     let reject!: (error: Error) => void;

@@ -147,7 +147,8 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
           const next = release(pending);
           if (next !== undefined) execute(next);
         };
-        result.then(settled, settled);
+        // Adopted, not called: a thenable whose `then` throws cannot throw out of here.
+        Promise.resolve(result).then(settled, settled);
         return;
       }
       job = release(job);
