@@ -5,13 +5,14 @@ import { constantTimeEqual } from './constant-time-equal.js';
 
 const encoder = new TextEncoder();
 
-/** HMAC back end on @noble/hashes: pure JavaScript, for runtimes without node:crypto. */
+/** HMAC-SHA256 of the concatenation of `parts` (strings as UTF-8) under `key`. */
 function hmacSha256(key: Uint8Array, parts: readonly HmacPart[]): Uint8Array {
   const mac = hmac.create(sha256, key);
   for (const part of parts) mac.update(typeof part === 'string' ? encoder.encode(part) : part);
   return mac.digest();
 }
 
+/** HMAC back end on @noble/hashes: pure JavaScript, for runtimes without node:crypto. */
 export const backend: HmacBackend = {
   name: '@noble/hashes',
   hmacSha256,
