@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Provisions the real servers the tests need: Debian's redis-server and chromium. Installs what is
+# missing with apt-get when running as root; otherwise stops with the command to run.
+set -euo pipefail
+
+missing=()
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  exit 0
+fi
+
+cmd="apt-get update && apt-get install -y ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "The tests need ${missing[*]}, which this machine lacks. Install it, then run the tests again:" >&2
+  echo "  sudo sh -c '$cmd'" >&2
+  exit 1
+fi
+
+echo "==> installing ${missing[*]} (the tests run a real Redis and a real Chromium): $cmd"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}" >/dev/null
+# Debian starts a system redis-server on 6379 after the install; the tests start their own.
+if command -v systemctl >/dev/null 2>&1; then systemctl disable --now redis-server >/dev/null 2>&1 || true; fi
+service redis-server stop >/dev/null 2>&1 || true
+echo "==> installed: $(redis-server --version | cut -d' ' -f1-3); $(/usr/bin/chromium --version 2>/dev/null || echo chromium)"
