@@ -1,18 +1,16 @@
 import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
-import {
-  alertIdentity,
-  eventSchemas,
-  type ChurnRiskAlert,
-  type WebhookEventMap,
-} from '../payload/alert-schema.js';
+import { alertIdentity, eventSchemas, type WebhookEventMap } from '../payload/alert-schema.js';
 import { parseEvent } from '../payload/parse-event.js';
 import { toBytes } from '../signature/bytes.js';
 import { createVerifier } from '../signature/verify.js';
-import { drainQueue } from './drain.js';
+import type { AcceptResult, AcceptedAlert, AlertQueue, QueuedAlert } from './alert-queue.js';
+import { HandlerRegistry } from './alert-processor.js';
+import { waitForQueue } from './drain.js';
 import { getHeader } from './get-header.js';
+import { createMemoryQueue } from './memory-queue.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
 import { acceptedResult, errorResponse, jsonResult, payloadTooLarge } from './responses.js';
-import { runHandlers, type AnyHandler, type RunHandlersInput } from './run-handlers.js';
+import type { AnyHandler } from './run-handlers.js';
 import { createFetchHandler, createNodeHandler } from './transports.js';
 import type {
   DrainOptions,
@@ -24,59 +22,28 @@ import type {
   ReceiverResult,
   ReceiverStats,
 } from './types.js';
-import { createWorkQueue, type Job, type WorkQueue } from './work-queue.js';
+import { isThenable } from './work-queue.js';
 
 const refuse = (code: 'CLOSED' | 'OVERLOADED' | 'HANDLER_FAILED', message: string): never => {
   throw new WebhookVerificationError(code, message);
 };
 const refuseClosed = (): never => refuse('CLOSED', 'The receiver is shutting down; retry later.');
 const refuseFailed = (): never => refuse('HANDLER_FAILED', 'A handler failed after its retries.');
-
-/** One accepted alert in the work queue: runs its handlers and counts their failures. */
-class AlertJob implements Job {
-  ready = false;
-  startWhenReady = false;
-  /** Handlers that failed after their retries. */
-  failures = 0;
-  /** Settles when the job has finished (the answer's `done`). */
-  readonly done: Promise<void>;
-  #resolveDone!: () => void;
-  readonly #input: RunHandlersInput;
-  readonly #counts: { failed: number };
-
-  constructor(input: RunHandlersInput, counts: { failed: number }) {
-    this.#input = input;
-    this.#counts = counts;
-    this.done = new Promise<void>((resolve) => {
-      this.#resolveDone = resolve;
-    });
-  }
-
-  run(): unknown {
-    const failed = runHandlers(this.#input);
-    if (typeof failed === 'number') {
-      this.failures = failed;
-      return undefined;
-    }
-    return failed.then((count) => {
-      this.failures = count;
-    });
-  }
-
-  finished(): void {
-    this.#counts.failed += this.failures;
-    this.#resolveDone();
-  }
-}
+const refuseFull = (): never =>
+  refuse('OVERLOADED', 'Too many alerts are waiting to be processed; retry later.');
+/** The queue's store failed or did not answer in time: 503, so that the sender retries. */
+const storeFailed = (error: unknown): never => {
+  if (error instanceof WebhookVerificationError) throw error;
+  return refuse('OVERLOADED', 'The receiver could not record the delivery; retry later.');
+};
 
 class WebhookReceiver implements Receiver {
   readonly #config: ResolvedOptions;
   readonly #verify: ReturnType<typeof createVerifier>;
-  readonly #queue: WorkQueue;
-  // Replaced, never mutated, when handlers are added or removed: an alert keeps the lists it was
-  // accepted with, without a copy per alert.
-  #handlers: readonly AnyHandler[] = [];
-  #errorHandlers: readonly ErrorHandler[] = [];
+  readonly #queue: AlertQueue;
+  readonly #registry: HandlerRegistry;
+  readonly #consume: boolean;
+  #consuming = false;
   readonly #counts = { accepted: 0, duplicates: 0, failed: 0 };
   /** Sync mode: alerts being processed, each with whether its handlers all succeeded. */
   readonly #syncInFlight = new Map<string, Promise<boolean>>();
@@ -94,7 +61,12 @@ class WebhookReceiver implements Receiver {
       signedContent: config.signedContent,
       now: config.now,
     });
-    this.#queue = createWorkQueue(config.concurrency, config.maxQueue);
+    this.#queue =
+      config.queue ??
+      createMemoryQueue({ maxQueue: config.maxQueue, dedupe: config.dedupe ?? false });
+    this.#consume = config.consume;
+    this.#registry = new HandlerRegistry(config.concurrency, config.retry, this.#counts);
+    this.#queue.attach(this.#registry);
     const handle = (request: ReceiverRequest): Promise<ReceiverResult> => this.handle(request);
     this.fetch = createFetchHandler(handle, config.maxBodyBytes);
     this.node = createNodeHandler(handle, config.maxBodyBytes);
@@ -111,25 +83,25 @@ class WebhookReceiver implements Receiver {
   on<K extends keyof WebhookEventMap>(name: K, handler: EventHandler<WebhookEventMap, K>): this {
     if (!Object.hasOwn(eventSchemas, name)) throw new TypeError(`Unknown event "${name}".`);
     if (typeof handler !== 'function') throw new TypeError('A handler must be a function.');
-    this.#handlers = [...this.#handlers, handler];
+    this.#registry.add(handler);
+    this.#startConsuming();
     return this;
   }
 
   off<K extends keyof WebhookEventMap>(_name: K, handler: EventHandler<WebhookEventMap, K>): this {
-    const index = this.#handlers.lastIndexOf(handler);
-    if (index >= 0) this.#handlers = this.#handlers.toSpliced(index, 1);
+    this.#registry.remove(handler);
     return this;
   }
 
   onError(handler: ErrorHandler): this {
     if (typeof handler !== 'function') throw new TypeError('An error handler must be a function.');
-    this.#errorHandlers = [...this.#errorHandlers, handler];
+    this.#registry.addErrorHandler(handler);
     return this;
   }
 
   handle(request: ReceiverRequest): Promise<ReceiverResult> {
-    // Up to the answer, the usual path is synchronous (the default dedupe store answers at once):
-    // one promise per delivery instead of one per step.
+    // Up to the answer, the usual path is synchronous (the default queue answers at once): one
+    // promise per delivery instead of one per step.
     try {
       const result = this.#process(request);
       return result instanceof Promise ? result.catch(errorResponse) : Promise.resolve(result);
@@ -139,12 +111,27 @@ class WebhookReceiver implements Receiver {
   }
 
   drain(options: DrainOptions = {}): Promise<void> {
-    return drainQueue(this.#queue, options.timeoutMs);
+    const queue = this.#queue;
+    return waitForQueue(queue, (signal) => queue.idle(signal), options.timeoutMs);
   }
 
   close(options: DrainOptions = {}): Promise<void> {
     this.#closed = true;
-    return this.drain(options);
+    const queue = this.#queue;
+    return waitForQueue(queue, (signal) => queue.close(signal), options.timeoutMs);
+  }
+
+  /**
+   * Handlers run in this process once one is registered (unless `consume: false`). The queue is
+   * told on a later microtask, so that handlers registered one after another are all in place
+   * before a durable queue hands out its first job.
+   */
+  #startConsuming(): void {
+    if (this.#consuming || !this.#consume) return;
+    this.#consuming = true;
+    queueMicrotask(() => {
+      if (!this.#closed) this.#queue.consume();
+    });
   }
 
   #process({ method, headers, body }: ReceiverRequest): ReceiverResult | Promise<ReceiverResult> {
@@ -164,44 +151,24 @@ class WebhookReceiver implements Receiver {
     if (this.#closed) refuseClosed();
 
     const alert = parsed.payload;
-    const id = alertIdentity(alert);
-    const receivedAt = new Date(config.now());
-    const claimed = this.#claim(id);
-    if (typeof claimed === 'boolean') return this.#dispatch(alert, id, receivedAt, claimed);
-    return claimed.then((isNew) => this.#dispatch(alert, id, receivedAt, isNew));
+    const entry: QueuedAlert = { id: alertIdentity(alert), alert, receivedAt: config.now() };
+    let accepted: AcceptResult | Promise<AcceptResult>;
+    try {
+      accepted = this.#queue.accept(entry);
+    } catch (error) {
+      return storeFailed(error);
+    }
+    if (!isThenable(accepted)) return this.#answer(entry.id, accepted);
+    return Promise.resolve(accepted).then((result) => this.#answer(entry.id, result), storeFailed);
   }
 
-  /** After the dedupe claim: answer a duplicate, or queue the alert's handlers. */
-  #dispatch(
-    alert: ChurnRiskAlert,
-    id: string,
-    receivedAt: Date,
-    isNew: boolean,
-  ): ReceiverResult | Promise<ReceiverResult> {
-    if (!isNew) return this.#duplicate(id);
-    if (this.#closed) {
-      return this.#release(id).then(refuseClosed);
-    }
-    const config = this.#config;
-    const job = new AlertJob(
-      {
-        alert,
-        id,
-        receivedAt,
-        handlers: this.#handlers,
-        errorHandlers: this.#errorHandlers,
-        retry: config.retry,
-      },
-      this.#counts,
-    );
-    if (!this.#queue.tryPush(job)) {
-      return this.#release(id).then(() =>
-        refuse('OVERLOADED', 'Too many alerts are waiting to be processed; retry later.'),
-      );
-    }
+  /** After the queue took (or refused) the alert: the answer. */
+  #answer(id: string, result: AcceptResult): ReceiverResult | Promise<ReceiverResult> {
+    if (result === 'duplicate') return this.#duplicate(id);
+    if (result === 'full') return refuseFull();
     this.#counts.accepted++;
-    if (config.mode === 'async') return acceptedResult(job.done);
-    return this.#settleSync(id, job);
+    if (this.#config.mode === 'async') return acceptedResult(result.done);
+    return this.#settleSync(id, result);
   }
 
   /**
@@ -220,45 +187,27 @@ class WebhookReceiver implements Receiver {
   }
 
   /** Sync mode: answers once the handlers have run; a failure frees the identity and is a 500. */
-  async #settleSync(id: string, job: AlertJob): Promise<ReceiverResult> {
-    const done = job.done;
+  async #settleSync(id: string, accepted: AcceptedAlert): Promise<ReceiverResult> {
+    const failures = (): number => accepted.failures ?? 0;
+    const done = accepted.done;
     this.#syncInFlight.set(
       id,
-      done.then(() => job.failures === 0),
+      done.then(() => failures() === 0),
     );
     await done;
     // Release before forgetting the outcome: a redelivery either sees the failed outcome or finds
     // the identity free, never a claimed identity with no outcome.
-    if (job.failures > 0) await this.#release(id); // so that the service's redelivery runs again
+    if (failures() > 0) await this.#release(id); // so that the service's redelivery runs again
     this.#syncInFlight.delete(id);
-    if (job.failures > 0) refuseFailed();
+    if (failures() > 0) refuseFailed();
     return acceptedResult();
-  }
-
-  /**
-   * True when the alert is new; synchronous when the store is. A failing store answers 503, so
-   * that the sender retries.
-   */
-  #claim(id: string): boolean | Promise<boolean> {
-    const dedupe = this.#config.dedupe;
-    if (dedupe === undefined) return true;
-    const storeFailed = (): never =>
-      refuse('OVERLOADED', 'The receiver could not record the delivery; retry later.');
-    let claimed: boolean | Promise<boolean>;
-    try {
-      claimed = dedupe.store.claim(id, dedupe.ttlMs);
-    } catch {
-      return storeFailed();
-    }
-    if (typeof claimed === 'boolean') return claimed;
-    return Promise.resolve(claimed).then((isNew) => isNew, storeFailed);
   }
 
   async #release(id: string): Promise<void> {
     try {
-      await this.#config.dedupe?.store.release(id);
+      await this.#queue.release(id);
     } catch (error) {
-      console.error(`[churn-risk] The dedupe store failed to release alert ${id}:`, error);
+      console.error(`[churn-risk] The queue failed to release alert ${id}:`, error);
     }
   }
 }

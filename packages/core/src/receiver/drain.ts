@@ -1,16 +1,21 @@
-import type { WorkQueue } from './work-queue.js';
+import type { AlertQueue } from './alert-queue.js';
 
 /**
- * Waits until the queue is idle. With `timeoutMs`, rejects with an `Error` that says how much work
- * is still in flight once that time has passed (the work itself goes on).
+ * Runs `wait` (the queue's `idle` or `close`). With `timeoutMs`, rejects with an `Error` that says
+ * how much work is still in flight once that time has passed (the work itself goes on, and the
+ * aborted wait keeps nothing behind).
  */
-export function drainQueue(queue: WorkQueue, timeoutMs: number | undefined): Promise<void> {
-  if (timeoutMs === undefined) return queue.idle();
+export function waitForQueue(
+  queue: Pick<AlertQueue, 'queued' | 'running'>,
+  wait: (signal?: AbortSignal) => Promise<void>,
+  timeoutMs: number | undefined,
+): Promise<void> {
+  if (timeoutMs === undefined) return wait();
   if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
     return Promise.reject(new TypeError('timeoutMs must be a non-negative number.'));
   }
   const stop = new AbortController();
-  const idle = queue.idle(stop.signal);
+  const done = wait(stop.signal);
   return new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       stop.abort(); // forget this wait: a drain that timed out keeps nothing behind
@@ -21,9 +26,15 @@ export function drainQueue(queue: WorkQueue, timeoutMs: number | undefined): Pro
         ),
       );
     }, timeoutMs);
-    void idle.then(() => {
-      clearTimeout(timer);
-      resolve();
-    });
+    done.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
   });
 }

@@ -1,4 +1,14 @@
 export { createReceiver } from './create-receiver.js';
+export type {
+  AcceptResult,
+  AcceptedAlert,
+  AlertProcessor,
+  AlertQueue,
+  HandlerFailure,
+  QueueHealth,
+  QueuedAlert,
+} from './alert-queue.js';
+export { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 export {
   createMemoryDedupeStore,
   type MemoryDedupeStore,

@@ -1,6 +1,7 @@
 import type { SignedContent } from '../signature/signed-content.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../signature/verify.js';
 import { secretKeys } from '../signature/secrets.js';
+import type { AlertQueue } from './alert-queue.js';
 import { createMemoryDedupeStore } from './memory-dedupe-store.js';
 import { resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
 import type { DedupeStore, ReceiverOptions } from './types.js';
@@ -32,7 +33,49 @@ export interface ResolvedOptions {
   maxQueue: number;
   retry: RetryPolicy;
   dedupe: { store: DedupeStore; ttlMs: number } | undefined;
+  /** A queue the user passed; undefined for the default in-memory queue. */
+  queue: AlertQueue | undefined;
+  consume: boolean;
   now: () => number;
+}
+
+/** Checks the `queue` and `consume` options against the others. */
+function checkQueue(options: ReceiverOptions, mode: 'async' | 'sync'): AlertQueue | undefined {
+  const queue = options.queue;
+  const consume = options.consume ?? true;
+  if (typeof consume !== 'boolean') throw new TypeError('consume must be a boolean.');
+  if (queue === undefined) {
+    if (!consume) {
+      throw new TypeError(
+        'consume: false needs a durable queue (e.g. createRedisQueue from @churn-risk/redis): ' +
+          'the default in-memory queue can only process alerts in the process that accepted them.',
+      );
+    }
+    return undefined;
+  }
+  const shape = queue as Partial<AlertQueue> | null;
+  if (
+    typeof shape !== 'object' ||
+    shape === null ||
+    typeof shape.accept !== 'function' ||
+    typeof shape.attach !== 'function'
+  ) {
+    throw new TypeError('queue must implement AlertQueue (attach, accept, release, consume, ...).');
+  }
+  if (options.dedupe !== undefined || options.maxQueue !== undefined) {
+    throw new TypeError(
+      'dedupe and maxQueue configure the default in-memory queue; with a queue option, ' +
+        'configure de-duplication and limits on the queue itself.',
+    );
+  }
+  if (mode === 'sync' && !queue.processesInline) {
+    throw new TypeError(
+      `mode 'sync' cannot be used with the ${queue.kind} queue: its handlers run in worker ` +
+        'processes after the answer, so the answer cannot wait for them. Use the default ' +
+        "mode 'async' (the alert is stored durably before the 202).",
+    );
+  }
+  return queue;
 }
 
 function positiveInteger(name: string, value: number, min: number): number {
@@ -60,6 +103,7 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
   secretKeys(options.secret); // throws TypeError for a missing or empty secret
   const mode = options.mode ?? RECEIVER_DEFAULTS.mode;
   if (!['async', 'sync'].includes(mode)) throw new TypeError(`mode must be 'async' or 'sync'.`);
+  const queue = checkQueue(options, mode);
   const now = options.now ?? Date.now;
   if (typeof (now as unknown) !== 'function')
     throw new TypeError('now must be a function returning milliseconds.');
@@ -106,6 +150,8 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
     maxQueue: positiveInteger('maxQueue', options.maxQueue ?? RECEIVER_DEFAULTS.maxQueue, 0),
     retry: resolveRetryPolicy(options.retries),
     dedupe,
+    queue,
+    consume: options.consume ?? true,
     now,
   };
 }

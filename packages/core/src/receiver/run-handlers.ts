@@ -1,4 +1,5 @@
 import type { ChurnRiskAlert } from '../payload/alert-schema.js';
+import type { HandlerFailure } from './alert-queue.js';
 import { sleep, type RetryPolicy } from './retry-policy.js';
 import { isThenable } from './work-queue.js';
 import type { AlertContext, ErrorHandler } from './types.js';
@@ -6,14 +7,17 @@ import type { AlertContext, ErrorHandler } from './types.js';
 /** A handler as the dispatcher sees it (the event map is erased here). */
 export type AnyHandler = (payload: ChurnRiskAlert, context: AlertContext) => unknown;
 
-/** What an alert's processing needs. */
+/** What an alert's processing needs: the queued alert, plus the receiver's handlers and policy. */
 export interface RunHandlersInput {
   alert: ChurnRiskAlert;
   id: string;
-  receivedAt: Date;
+  /** Milliseconds since the epoch (a `Date` is made per context, as handlers may keep it). */
+  receivedAt: number;
   handlers: readonly AnyHandler[];
   errorHandlers: readonly ErrorHandler[];
   retry: RetryPolicy;
+  /** Counts handler runs that failed after their retries (the receiver's `stats.failed`). */
+  counts: { failed: number };
 }
 
 function describe(error: unknown): string {
@@ -25,11 +29,12 @@ function describe(error: unknown): string {
  * Reports a failure to the `onError` handlers. A throwing or rejecting `onError` (or none at all)
  * falls back to `console.error` with the alert identity and the error, never options or secrets.
  */
-async function report(
+export async function report(
   error: unknown,
   input: RunHandlersInput,
   context: AlertContext,
 ): Promise<void> {
+  input.counts.failed++;
   if (input.errorHandlers.length === 0) {
     console.error(
       `[churn-risk] A handler of alert ${input.id} failed after ${context.attempt + 1} tries:`,
@@ -51,8 +56,13 @@ async function report(
   );
 }
 
-function contextOf(input: RunHandlersInput, attempt: number): AlertContext {
-  return { id: input.id, receivedAt: input.receivedAt, attempt, event: 'churn_risk_alert' };
+export function contextOf(input: RunHandlersInput, attempt: number): AlertContext {
+  return {
+    id: input.id,
+    receivedAt: new Date(input.receivedAt),
+    attempt,
+    event: 'churn_risk_alert',
+  };
 }
 
 const succeeded = (): boolean => true;
@@ -118,4 +128,38 @@ export function runHandlers(input: RunHandlersInput): number | Promise<number> {
     return countFailed(outcomes);
   }
   return Promise.all(outcomes.map((outcome) => Promise.resolve(outcome))).then(countFailed);
+}
+
+/**
+ * One try (`attempt`) of every handler whose index is not in `skip`, side by side, for a queue
+ * that schedules retries itself. Never rejects; gives the handlers that failed.
+ */
+export async function tryHandlers(
+  input: RunHandlersInput,
+  attempt: number,
+  skip: ReadonlySet<number>,
+): Promise<HandlerFailure[]> {
+  const context = contextOf(input, attempt);
+  const failures: HandlerFailure[] = [];
+  await Promise.all(
+    input.handlers.map(async (handler, index) => {
+      if (skip.has(index)) return;
+      try {
+        await handler(input.alert, context);
+      } catch (error) {
+        failures.push({ index, error });
+      }
+    }),
+  );
+  return failures.sort((a, b) => a.index - b.index);
+}
+
+/** Reports each failure that remains after the last try to the `onError` handlers. */
+export async function reportFailures(
+  input: RunHandlersInput,
+  attempt: number,
+  failures: readonly HandlerFailure[],
+): Promise<void> {
+  const context = contextOf(input, attempt);
+  for (const failure of failures) await report(failure.error, input, context);
 }

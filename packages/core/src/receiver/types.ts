@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChurnRiskAlert, WebhookEventMap } from '../payload/alert-schema.js';
+import type { AlertQueue } from './alert-queue.js';
 import type { Secret } from '../signature/secrets.js';
 import type { SignedContent } from '../signature/signed-content.js';
 
@@ -64,6 +65,17 @@ export interface ReceiverOptions {
   retries?: number | RetryOptions;
   /** Duplicate suppression by alert identity, or `false` to turn it off. Default 72 h, 100,000, in memory. */
   dedupe?: false | DedupeOptions;
+  /**
+   * Where accepted alerts go and where handlers take them from. Default: an in-memory queue
+   * (`createMemoryQueue`) configured by `maxQueue` and `dedupe`. `createRedisQueue` from
+   * `@churn-risk/redis` makes acceptance durable and shared between instances.
+   */
+  queue?: AlertQueue;
+  /**
+   * Whether this process runs handlers (default `true`). `false` makes a web process that only
+   * accepts alerts into a durable `queue`; worker processes run the handlers.
+   */
+  consume?: boolean;
   /** Clock in milliseconds, like `Date.now` (for tests). */
   now?: () => number;
 }
@@ -153,7 +165,10 @@ export interface Receiver<E = WebhookEventMap> {
   node: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   /** Resolves when nothing is queued or running; rejects after `timeoutMs` if given. */
   drain(options?: DrainOptions): Promise<void>;
-  /** Answers 503 `CLOSED` to new deliveries, then drains. */
+  /**
+   * Answers 503 `CLOSED` to new deliveries, stops taking alerts, waits for the running ones (an
+   * in-process queue also finishes what is queued), and closes what the queue opened.
+   */
   close(options?: DrainOptions): Promise<void>;
   /** The body limit, for adapters that read the body themselves. */
   readonly maxBodyBytes: number;

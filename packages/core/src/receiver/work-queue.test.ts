@@ -115,7 +115,7 @@ describe('createWorkQueue', () => {
   });
 
   it('forgets an idle() wait whose signal aborted, and a drain that timed out keeps nothing', async () => {
-    const { drainQueue } = await import('./drain.js');
+    const { waitForQueue } = await import('./drain.js');
     const queue = createWorkQueue(1, 1);
     const hold = gate();
     const done = push(queue, () => hold.promise);
@@ -125,7 +125,9 @@ describe('createWorkQueue', () => {
     expect(queue.idleWaiters).toBe(2);
     stop.abort();
     expect(queue.idleWaiters).toBe(1);
-    await expect(drainQueue(queue, 0)).rejects.toThrow(/did not drain within 0 ms/);
+    await expect(waitForQueue(queue, (signal) => queue.idle(signal), 0)).rejects.toThrow(
+      /did not drain within 0 ms/,
+    );
     expect(queue.idleWaiters).toBe(1);
     hold.open();
     await done;

@@ -1,0 +1,157 @@
+import type {
+  AcceptResult,
+  AcceptedAlert,
+  AlertProcessor,
+  AlertQueue,
+  QueuedAlert,
+} from './alert-queue.js';
+import { createMemoryDedupeStore } from './memory-dedupe-store.js';
+import type { DedupeStore } from './types.js';
+import { createWorkQueue, type Job } from './work-queue.js';
+
+/** Options of `createMemoryQueue`. */
+export interface MemoryQueueOptions {
+  /** Alerts waiting for a free slot; beyond it `accept` answers `'full'`. Default 10,000. */
+  maxQueue?: number;
+  /**
+   * Duplicate suppression: the store and how long an identity is kept, or `false` for none.
+   * Default an in-memory LRU of 100,000 identities kept 72 hours.
+   */
+  dedupe?: false | { store?: DedupeStore; ttlMs?: number; maxEntries?: number; now?: () => number };
+}
+
+/** One accepted alert in the work queue: runs its handlers, counts what failed. */
+class MemoryJob implements Job, AcceptedAlert {
+  ready = false;
+  startWhenReady = false;
+  failures = 0;
+  readonly done: Promise<void>;
+  #resolveDone!: () => void;
+  readonly #entry: QueuedAlert;
+  readonly #processor: AlertProcessor;
+
+  constructor(entry: QueuedAlert, processor: AlertProcessor) {
+    this.#entry = entry;
+    this.#processor = processor;
+    this.done = new Promise<void>((resolve) => {
+      this.#resolveDone = resolve;
+    });
+  }
+
+  run(): unknown {
+    const failed = this.#processor.process(this.#entry);
+    if (typeof failed === 'number') {
+      this.failures = failed;
+      return undefined;
+    }
+    return failed.then((count) => {
+      this.failures = count;
+    });
+  }
+
+  finished(): void {
+    this.#resolveDone();
+  }
+}
+
+const DEFAULT_TTL_MS = 72 * 3_600_000;
+
+/**
+ * The default queue: alerts wait in a bounded in-process queue and run on the receiver's
+ * `concurrency` slots; identities are claimed in a `DedupeStore` (in memory by default). Fast, but
+ * an alert answered `202` lives only in this process until its handlers have run: use a durable
+ * queue (`@churn-risk/redis`) where a crash or a deploy must not lose it.
+ *
+ * @example
+ * const receiver = createReceiver({ secret, queue: createMemoryQueue({ maxQueue: 1000 }) });
+ */
+export function createMemoryQueue(options: MemoryQueueOptions = {}): AlertQueue {
+  const maxQueue = options.maxQueue ?? 10_000;
+  if (!Number.isInteger(maxQueue) || maxQueue < 0) {
+    throw new TypeError('maxQueue must be an integer of at least 0.');
+  }
+  const dedupeOptions = options.dedupe === false ? undefined : (options.dedupe ?? {});
+  const ttlMs = dedupeOptions?.ttlMs ?? DEFAULT_TTL_MS;
+  if (!Number.isInteger(ttlMs) || ttlMs < 1) {
+    throw new TypeError('dedupe.ttlMs must be an integer of at least 1.');
+  }
+  const store: DedupeStore | undefined =
+    dedupeOptions === undefined
+      ? undefined
+      : (dedupeOptions.store ??
+        createMemoryDedupeStore({
+          ...(dedupeOptions.maxEntries === undefined
+            ? {}
+            : { maxEntries: dedupeOptions.maxEntries }),
+          ...(dedupeOptions.now === undefined ? {} : { now: dedupeOptions.now }),
+        }));
+  return new MemoryQueue(maxQueue, store, ttlMs);
+}
+
+class MemoryQueue implements AlertQueue {
+  readonly kind = 'memory';
+  readonly processesInline = true;
+  #processor: AlertProcessor | undefined;
+  #work: ReturnType<typeof createWorkQueue> | undefined;
+  readonly #maxQueue: number;
+  readonly #store: DedupeStore | undefined;
+  readonly #ttlMs: number;
+
+  constructor(maxQueue: number, store: DedupeStore | undefined, ttlMs: number) {
+    this.#maxQueue = maxQueue;
+    this.#store = store;
+    this.#ttlMs = ttlMs;
+  }
+
+  attach(processor: AlertProcessor): void {
+    if (this.#processor !== undefined) throw new TypeError('This queue is already attached.');
+    this.#processor = processor;
+    this.#work = createWorkQueue(processor.concurrency, this.#maxQueue);
+  }
+
+  accept(entry: QueuedAlert): AcceptResult | Promise<AcceptResult> {
+    const store = this.#store;
+    if (store === undefined) return this.#push(entry);
+    // A throwing store becomes a rejection: the receiver answers 503 so that the sender retries.
+    const claimed = store.claim(entry.id, this.#ttlMs);
+    if (typeof claimed === 'boolean') return claimed ? this.#push(entry) : 'duplicate';
+    return Promise.resolve(claimed).then((isNew) => (isNew ? this.#push(entry) : 'duplicate'));
+  }
+
+  release(id: string): void | Promise<void> {
+    return this.#store?.release(id);
+  }
+
+  consume(): void {
+    // Alerts run as they are accepted; there is nothing to start.
+  }
+
+  idle(signal?: AbortSignal): Promise<void> {
+    return this.#attached().idle(signal);
+  }
+
+  close(signal?: AbortSignal): Promise<void> {
+    return this.idle(signal);
+  }
+
+  get queued(): number {
+    return this.#work?.queued ?? 0;
+  }
+
+  get running(): number {
+    return this.#work?.running ?? 0;
+  }
+
+  #push(entry: QueuedAlert): AcceptResult | Promise<AcceptResult> {
+    const job = new MemoryJob(entry, this.#processor as AlertProcessor);
+    if (this.#attached().tryPush(job)) return job;
+    // No room: forget the identity, so that the service's redelivery is processed.
+    const released = this.release(entry.id);
+    return released instanceof Promise ? released.then(() => 'full' as const) : 'full';
+  }
+
+  #attached(): ReturnType<typeof createWorkQueue> {
+    if (this.#work === undefined) throw new TypeError('The queue is not attached to a receiver.');
+    return this.#work;
+  }
+}
