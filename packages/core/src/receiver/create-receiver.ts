@@ -10,7 +10,6 @@ import { getHeader } from './get-header.js';
 import { createMemoryQueue } from './memory-queue.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
 import { acceptedResult, errorResponse, jsonResult, payloadTooLarge } from './responses.js';
-import type { AnyHandler } from './run-handlers.js';
 import { createFetchHandler, createNodeHandler } from './transports.js';
 import type {
   DrainOptions,
