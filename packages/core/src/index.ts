@@ -22,3 +22,4 @@ export * as wire from './wire/schemas.js';
 export * from './receiver/index.js';
 export * from './client/index.js';
 export * from './batcher/index.js';
+export * from './observability/index.js';

@@ -1,6 +1,7 @@
 import { isLoopbackHost } from '../wire/schemas.js';
 import { abortableSleep, type Sleep } from './abortable-sleep.js';
 import { isClientEnv, resolveBaseUrl } from './base-url.js';
+import { resolveClientLog, type ClientLog } from './client-log.js';
 import { RETRY_POLICY } from './retry-policy.js';
 import type { ClientOptions, FetchLike, RequestContext, ResponseContext } from './types.js';
 import { validationError } from './validate-input.js';
@@ -26,6 +27,8 @@ export interface ResolvedClientOptions {
   fetch: FetchLike;
   onRequest: ((context: RequestContext) => void | Promise<void>) | undefined;
   onResponse: ((context: ResponseContext) => void | Promise<void>) | undefined;
+  /** `undefined` when logging is off. */
+  log: ClientLog | undefined;
   sleep: Sleep;
   random: () => number;
   now: () => number;
@@ -79,6 +82,7 @@ export function resolveClientOptions(
     fetch: options.fetch ?? globalFetch,
     onRequest: options.onRequest,
     onResponse: options.onResponse,
+    log: resolveClientLog(options.logLevel, options.logger),
     sleep: internals.sleep ?? abortableSleep,
     random: internals.random ?? Math.random,
     now: internals.now ?? Date.now,

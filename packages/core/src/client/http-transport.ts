@@ -1,5 +1,6 @@
 import type { ResolvedClientOptions } from './client-options.js';
-import { errorFromResponse, type RawResponse } from './error-from-response.js';
+import type { AttemptRecord } from './client-log.js';
+import { errorFromResponse, requestIdOf, type RawResponse } from './error-from-response.js';
 import { retryDelay } from './retry-policy.js';
 import { abortedError, sendAttempt } from './send-attempt.js';
 import { ServiceError } from './service-error.js';
@@ -40,7 +41,9 @@ interface PreparedCall {
   idempotencyKey: string | undefined;
 }
 
-type AttemptResult = { response: RawResponse } | { error: ServiceError; retryAfter: string | null };
+type AttemptResult = (
+  { response: RawResponse } | { error: ServiceError; retryAfter: string | null }
+) & { ms: number };
 
 async function runAttempt(
   options: ResolvedClientOptions,
@@ -72,10 +75,12 @@ async function runAttempt(
       fetch: options.fetch,
     });
   } catch (error) {
-    if (error instanceof ServiceError) return { error, retryAfter: null };
+    const ms = Math.round(performance.now() - started);
+    if (error instanceof ServiceError) return { error, retryAfter: null, ms };
     throw error;
   }
   const durationMs = performance.now() - started;
+  const ms = Math.round(durationMs);
   await options.onResponse?.({
     method: request.method,
     url,
@@ -83,11 +88,26 @@ async function runAttempt(
     durationMs,
     attempt,
   });
-  if (response.status >= 200 && response.status <= 299) return { response };
+  if (response.status >= 200 && response.status <= 299) return { response, ms };
   return {
     error: errorFromResponse(response, request, options.apiKey),
     retryAfter: response.headers.get('retry-after'),
+    ms,
   };
+}
+
+const msSince = (started: number): number => Math.round(performance.now() - started);
+
+/** What the log says of one attempt: never a header, a query string or a body. */
+function attemptRecord(request: ApiRequest, result: AttemptResult, attempt: number): AttemptRecord {
+  const { method, path } = request;
+  if ('response' in result) {
+    const { status, headers } = result.response;
+    const requestId = requestIdOf(headers);
+    return { method, path, status, code: undefined, ms: result.ms, attempt, requestId };
+  }
+  const { status, code, requestId } = result.error;
+  return { method, path, status, code, ms: result.ms, attempt, requestId };
 }
 
 /**
@@ -109,18 +129,31 @@ export async function sendRequest(
     bodyText: hasBody ? JSON.stringify(request.body) : undefined,
     idempotencyKey: hasBody ? (request.idempotencyKey ?? crypto.randomUUID()) : undefined,
   };
+  const { log } = options;
+  const started = log === undefined ? 0 : performance.now();
   for (let attempt = 0; ; attempt++) {
     if (request.signal?.aborted) throw abortedError(call.label, request.signal);
     const result = await runAttempt(options, call, attempt);
-    if ('response' in result) return result.response;
+    // One small object per HTTP attempt, next to the request itself: not worth a branch.
+    const record = attemptRecord(request, result, attempt);
+    log?.attempt(record);
+    if ('response' in result) {
+      const { status } = result.response;
+      log?.succeeded(request.method, request.path, status, msSince(started), attempt + 1);
+      return result.response;
+    }
     const { error, retryAfter } = result;
-    if (!error.retryable || attempt >= options.maxRetries) throw error;
+    if (!error.retryable || attempt >= options.maxRetries) {
+      log?.failed(record);
+      throw error;
+    }
     const delay = retryDelay({
       retry: attempt,
       retryAfter,
       now: options.now(),
       random: options.random,
     });
+    log?.retry(record, delay);
     try {
       await options.sleep(delay, request.signal);
     } catch {

@@ -3,6 +3,7 @@
  * shapes come from the zod schemas in `wire/schemas.ts`, the one definition shared with the sandbox.
  */
 import type { z } from 'zod';
+import type { Logger, LogThreshold } from '../observability/logger.js';
 import type { riskTierSchema } from '../payload/alert-schema.js';
 import type {
   atRiskResultSchema,
@@ -134,4 +135,20 @@ export interface ClientOptions {
   onResponse?: ((context: ResponseContext) => void | Promise<void>) | undefined;
   /** The `fetch` to use; default the global one. */
   fetch?: FetchLike | undefined;
+  /**
+   * What the client logs: `'off'` (default), `'debug'` (one line per attempt: method, path,
+   * status, ms, attempt, request id), `'info'` (one line per successful call), `'warn'` (retries),
+   * `'error'` (calls that failed). Default: the `CHURN_RISK_LOG` environment variable, else
+   * `'off'`. Never logs the API key, a header or a body.
+   *
+   * @example
+   * // or run the app with CHURN_RISK_LOG=debug
+   * const client = new ChurnRiskClient({ apiKey, logLevel: 'debug' });
+   */
+  logLevel?: LogThreshold | undefined;
+  /**
+   * Where the lines go: a pino-style logger (`(fields, message)`), e.g. a pino instance. Default:
+   * one plain `[churn-risk] ...` line on the console method of the level.
+   */
+  logger?: Logger | undefined;
 }

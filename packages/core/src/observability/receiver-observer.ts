@@ -1,0 +1,125 @@
+import { isWebhookVerificationError } from '../errors/webhook-verification-error.js';
+import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
+import { DEFAULT_RECEIVER_LOGGER, resolveLogger, type Logger } from './logger.js';
+import { createReceiverTelemetry, type ReceiverTelemetry } from './telemetry.js';
+
+/** A refused delivery, as `onRejected` listeners get it (SPEC section 10). */
+export interface RejectedDelivery {
+  /** The HTTP status answered: 4xx or 5xx. */
+  status: number;
+  /** The answer's `error.code`; `INTERNAL_ERROR` for an unexpected failure. */
+  code: WebhookErrorCode | 'INTERNAL_ERROR';
+  /** The answer's message: it never holds a secret, a signature or the body. */
+  message: string;
+  /** When the receiver refused it. */
+  receivedAt: Date;
+}
+
+/**
+ * Called for each refused delivery, for security monitoring (a burst of `INVALID_SIGNATURE` is a
+ * forged sender or a wrong secret). What it throws or rejects with never changes the answer.
+ */
+export type RejectedListener = (rejection: RejectedDelivery) => unknown;
+
+const INTERNAL_MESSAGE = 'The webhook could not be processed.';
+
+/**
+ * What a receiver tells the outside about its deliveries: log records, `onRejected` listeners and
+ * OpenTelemetry. Each method costs nothing beyond a few comparisons when no logger, listener or
+ * SDK is configured.
+ */
+export class ReceiverObserver {
+  readonly logger: Logger;
+  /** `undefined` when `@opentelemetry/api` is not installed. */
+  readonly telemetry: ReceiverTelemetry | undefined;
+  /** False with the default logger: debug records are not even built then. */
+  readonly #verbose: boolean;
+  readonly #now: () => number;
+  #listeners: readonly RejectedListener[] = [];
+
+  /**
+   * @param logger the `logger` option (checked here: a `TypeError` for a bad one)
+   * @param depth the number of alerts waiting, for the queue-depth gauge
+   */
+  constructor(options: { logger: unknown; now: () => number; depth: () => number }) {
+    this.logger = resolveLogger(options.logger, DEFAULT_RECEIVER_LOGGER);
+    this.#verbose = this.logger !== DEFAULT_RECEIVER_LOGGER;
+    this.#now = options.now;
+    this.telemetry = createReceiverTelemetry(options.depth);
+  }
+
+  /** Registers an `onRejected` listener. */
+  addRejectedListener(listener: RejectedListener): void {
+    if (typeof listener !== 'function') throw new TypeError('A listener must be a function.');
+    this.#listeners = [...this.#listeners, listener];
+  }
+
+  /**
+   * A delivery refused with `error` (what the receiver turns into its answer): logged at `warn`
+   * (an unexpected failure, answered 500 `INTERNAL_ERROR`, at `error`), then the listeners.
+   */
+  refused(error: unknown): void {
+    let rejection: RejectedDelivery;
+    if (isWebhookVerificationError(error)) {
+      const { status, code, message } = error;
+      rejection = { status, code, message, receivedAt: new Date(this.#now()) };
+      this.logger.warn({ status, code }, `churn-risk delivery refused: ${message}`);
+    } else {
+      rejection = {
+        status: 500,
+        code: 'INTERNAL_ERROR',
+        message: INTERNAL_MESSAGE,
+        receivedAt: new Date(this.#now()),
+      };
+      this.logger.error({ status: 500, code: 'INTERNAL_ERROR', err: error }, INTERNAL_MESSAGE);
+    }
+    for (const listener of this.#listeners) notify(listener, rejection, this.logger);
+  }
+
+  /** An alert accepted for processing: `debug` with its identity. */
+  accepted(id: string): void {
+    if (this.#verbose) this.logger.debug({ id }, 'churn-risk alert accepted');
+  }
+
+  /** A redelivery of an alert already accepted: `debug`. */
+  duplicate(id: string): void {
+    if (this.#verbose) this.logger.debug({ id }, 'churn-risk duplicate delivery acknowledged');
+  }
+
+  /** A verified event this version has no schema for: `debug`. */
+  ignored(event: string): void {
+    if (this.#verbose)
+      this.logger.debug({ event }, 'churn-risk event ignored (unknown to this version)');
+  }
+
+  /** A handler that failed after its retries: `error`, with the handler's error. */
+  handlerFailed(id: string, tries: number, error: unknown): void {
+    this.logger.error({ id, tries, err: error }, 'churn-risk handler failed after its retries');
+  }
+
+  /** An internal problem that does not change an answer (a dedupe store that fails to release). */
+  internalError(message: string, fields: Record<string, unknown>): void {
+    this.logger.error(fields, message);
+  }
+}
+
+/** Calls one listener; a throw or a rejection is logged and goes no further. */
+function notify(listener: RejectedListener, rejection: RejectedDelivery, logger: Logger): void {
+  const report = (error: unknown): void => {
+    logger.error({ err: error }, 'churn-risk onRejected listener failed');
+  };
+  try {
+    const returned = listener(rejection);
+    if (isThenable(returned)) void Promise.resolve(returned).then(undefined, report);
+  } catch (error) {
+    report(error);
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
