@@ -78,11 +78,33 @@ export async function runReceiver(settings: BenchSettings): Promise<BenchResult>
       async: true,
     },
   ];
+  // CHURN_RISK_BENCH_BASELINE_CORE=<path to another build's dist/index.js> adds that build's
+  // default receiver to the same run (e.g. the previous commit, to show a change costs nothing).
+  const baselinePath = process.env.CHURN_RISK_BENCH_BASELINE_CORE;
+  const baselineReceivers: Receiver[] = [];
+  if (baselinePath !== undefined && baselinePath !== '') {
+    const baseline = (await import(baselinePath)) as { createReceiver: typeof createReceiver };
+    // The same two receivers as above, so both builds' code sees the same variety of callers.
+    const variants: [string, Partial<Parameters<typeof createReceiver>[0]>, boolean][] = [
+      ['dedupe off (+ queue, no-op handler)', { dedupe: false }, true],
+      ['default receiver (+ dedupe)', {}, false],
+    ];
+    for (const [label, extra, cycle] of variants) {
+      const receiver = baseline.createReceiver({ secret: SECRET, maxQueue: size, ...extra });
+      receiver.on('churn_risk_alert', noop);
+      baselineReceivers.push(receiver);
+      candidates.push({
+        name: `baseline build: receiver.handle, ${label}`,
+        fn: handling(receiver, cycle ? takeShared : pool(size, false)),
+        async: true,
+      });
+    }
+  }
   const results = await roundRobin(candidates, {
     rounds: settings.quick ? 3 : 10,
     batchMs: settings.quick ? 20 : 50,
   });
-  await Promise.all([withDedupe.close(), withoutDedupe.close()]);
+  await Promise.all([withDedupe, withoutDedupe, ...baselineReceivers].map((r) => r.close()));
 
   const hand = results.find((r) => r.name === HAND)?.opsPerSecond ?? Number.NaN;
   const rows = results.map((r) => [

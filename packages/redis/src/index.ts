@@ -1,0 +1,14 @@
+/**
+ * @churn-risk/redis: durable, multi-instance acceptance and processing of churn-risk alerts on
+ * Redis through BullMQ (SPEC section 9), and a Redis dedupe store. See the package README.
+ */
+export { createRedisQueue, type RedisQueue } from './redis-queue.js';
+export { REDIS_QUEUE_DEFAULTS, type RedisQueueOptions } from './options.js';
+export type { RedisConnection } from './connection.js';
+export type { FailedAlert, FailedListOptions, QueueCounts } from './failed-alerts.js';
+export {
+  createRedisDedupeStore,
+  type RedisDedupeStore,
+  type RedisDedupeStoreOptions,
+} from './redis-dedupe-store.js';
+export { HandlersFailedError } from './process-job.js';

@@ -1,0 +1,35 @@
+import type { ChurnRiskAlert, QueuedAlert } from '@churn-risk/core';
+
+/** The BullMQ job name of an accepted alert. */
+export const JOB_NAME = 'churn_risk_alert';
+/** The BullMQ queue name under the prefix. */
+export const QUEUE_NAME = 'alerts';
+
+/** What a job holds: the queued alert and the handlers that already succeeded. */
+export interface AlertJobData {
+  id: string;
+  alert: ChurnRiskAlert;
+  receivedAt: number;
+  traceContext?: Record<string, string>;
+  /** Indexes (registration order) of handlers that succeeded in an earlier try. */
+  succeeded?: number[];
+}
+
+/** The job data of a queued alert. */
+export function toJobData(entry: QueuedAlert): AlertJobData {
+  return entry.traceContext === undefined
+    ? { id: entry.id, alert: entry.alert, receivedAt: entry.receivedAt }
+    : {
+        id: entry.id,
+        alert: entry.alert,
+        receivedAt: entry.receivedAt,
+        traceContext: entry.traceContext,
+      };
+}
+
+/** The queued alert of a job's data. */
+export function toQueuedAlert(data: AlertJobData): QueuedAlert {
+  const entry: QueuedAlert = { id: data.id, alert: data.alert, receivedAt: data.receivedAt };
+  if (data.traceContext !== undefined) entry.traceContext = data.traceContext;
+  return entry;
+}
