@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { chaosProblem, createChaos, type ChaosOptions } from './chaos/chaos.js';
 import { systemClock, type SandboxClock } from './clock/clock.js';
+import { createTimeTravel, isManualClock } from './clock/time-travel.js';
 import {
   createDeliveries,
   type Deliveries,
@@ -35,6 +37,8 @@ export interface SandboxOptions {
   onDeliveryAttempt?: (record: DeliveryRecord, attempt: DeliveryAttempt) => void;
   /** Fastify's request logging. Default off. */
   logger?: boolean;
+  /** Duplicates, random delays and bad signatures in the deliveries (SPEC section 11). Default none. */
+  chaos?: ChaosOptions;
 }
 
 /** A running sandbox. */
@@ -50,6 +54,16 @@ export interface Sandbox {
   /** Users, scores and watches, for inspection in tests. */
   readonly service: ChurnRiskService;
   readonly clock: SandboxClock;
+  /** `manual` when `clock` can be moved by hand (`createManualClock()`), else `system`. */
+  readonly clockMode: 'manual' | 'system';
+  /** The dashboard, with the API key in the fragment: `http://127.0.0.1:PORT/dashboard#key=...`. */
+  readonly dashboardUrl: string;
+  /**
+   * Time travel (`POST /v1/sandbox/clock`): moves a manual clock forward by `ms`, one due timer at
+   * a time, running the delivery tries that fall due, then rescores every user. Resolves with the
+   * new time (ms). Rejects with a `TypeError` on the system clock.
+   */
+  advanceClock(ms: number): Promise<number>;
   /** Stops delivery timers, aborts tries in flight and closes the server. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -101,6 +115,9 @@ function checkCredential(name: 'apiKey' | 'webhookSecret', value: unknown): void
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   if (options.apiKey !== undefined) checkCredential('apiKey', options.apiKey);
   if (options.webhookSecret !== undefined) checkCredential('webhookSecret', options.webhookSecret);
+  const chaosIssue = options.chaos && chaosProblem(options.chaos);
+  if (chaosIssue !== undefined) throw new TypeError(`createSandbox: ${chaosIssue}`);
+  const chaos = createChaos(options.chaos);
   const apiKey = options.apiKey ?? generateApiKey();
   const webhookSecret = options.webhookSecret ?? generateWebhookSecret();
   const clock = options.clock ?? systemClock;
@@ -109,14 +126,26 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     clock,
     secret: webhookSecret,
     timeoutMs: options.deliveryTimeoutMs ?? DELIVERY_POLICY.timeoutMs,
+    chaos,
     ...(options.onDeliveryAttempt && { onAttempt: options.onDeliveryAttempt }),
   });
   const service = createChurnRiskService(clock, deliveries);
+  const advanceClock = isManualClock(clock)
+    ? createTimeTravel({
+        clock,
+        idle: () => deliveries.idle(),
+        afterArrival: () => {
+          service.rescoreAll();
+        },
+      })
+    : () => Promise.reject(new TypeError('The sandbox runs on the system clock.'));
   const app = buildApp({
     apiKey,
     clock,
     service,
     deliveries,
+    chaos: chaos.settings,
+    advanceClock,
     maxBodyBytes,
     rateLimit: options.rateLimit,
     logger: options.logger,
@@ -125,8 +154,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const address = app.server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
+  const url = `http://${host}:${address.port}`;
   return {
-    url: `http://${host}:${address.port}`,
+    url,
+    dashboardUrl: `${url}/dashboard#key=${encodeURIComponent(apiKey)}`,
+    clockMode: isManualClock(clock) ? 'manual' : 'system',
+    advanceClock,
     apiKey,
     webhookSecret,
     app,

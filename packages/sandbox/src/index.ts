@@ -13,6 +13,11 @@ export {
 export { systemClock, type SandboxClock, type TimerHandle } from './clock/clock.js';
 export { createManualClock, MANUAL_CLOCK_START, type ManualClock } from './clock/manual-clock.js';
 export type { Deliveries, DeliveryRecord, DeliveryState } from './deliveries/delivery-log.js';
+export type { DeliveryFilter } from './deliveries/delivery-filter.js';
+export type { ChaosOptions, ChaosSettings } from './chaos/chaos.js';
+export type { ClockState } from './routes/clock-route.js';
+export type { DashboardState, DashboardUser, DashboardWatch } from './dashboard/dashboard-state.js';
+export type { ScorePoint } from './users/user-store.js';
 export type { DeliveryAttempt } from './deliveries/send-attempt.js';
 export { DELIVERY_POLICY, retryDelayMs } from './deliveries/retry-schedule.js';
 export {

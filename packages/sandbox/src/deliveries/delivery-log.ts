@@ -1,44 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ChurnRiskAlert } from '@churn-risk/core';
+import { createChaos, type Chaos } from '../chaos/chaos.js';
 import type { SandboxClock, TimerHandle } from '../clock/clock.js';
+import { matchesFilter } from './delivery-filter.js';
+import type { Deliveries, DeliveryRecord } from './delivery-record.js';
 import { nextTryAt } from './retry-schedule.js';
-import {
-  describeError,
-  sendAttempt,
-  type DeliveryAttempt,
-  type SendAttemptOptions,
-} from './send-attempt.js';
+import { sendAttempt, type DeliveryAttempt, type SendAttemptOptions } from './send-attempt.js';
+import { createTrySender } from './send-try.js';
 
-/** The state of a delivery: `pending` until a 2xx answer (`delivered`) or the 72 h window ends (`failed`). */
-export type DeliveryState = 'pending' | 'delivered' | 'failed';
-
-/** One entry of the delivery log (`GET /v1/deliveries`). */
-export interface DeliveryRecord {
-  id: string;
-  alert: ChurnRiskAlert;
-  webhook: string;
-  attempts: DeliveryAttempt[];
-  state: DeliveryState;
-  /** When the next try is due, ISO 8601 UTC; `null` once delivered or failed. */
-  nextAttemptAt: string | null;
-}
-
-/** The deliveries of a sandbox: the log, and ways for tests to wait on it. */
-export interface Deliveries {
-  /** Starts delivering an alert (first try at once) and returns its log entry. */
-  enqueue(alert: ChurnRiskAlert, webhook: string): DeliveryRecord;
-  /** Every delivery, oldest first (copies: changing them changes nothing). */
-  list(): DeliveryRecord[];
-  /** One delivery by id. */
-  get(id: string): DeliveryRecord | undefined;
-  /**
-   * Resolves when no try is in flight: each delivery is then delivered, failed, or waiting for its
-   * next try's timer (advance a manual clock to run it).
-   */
-  idle(): Promise<void>;
-  /** Stops every timer, aborts tries in flight and waits for them; pending deliveries stay pending. */
-  close(): Promise<void>;
-}
+export type { Deliveries, DeliveryRecord, DeliveryState } from './delivery-record.js';
 
 /** Options of `createDeliveries`. */
 export interface DeliveriesOptions {
@@ -49,6 +19,8 @@ export interface DeliveriesOptions {
   onAttempt?: (record: DeliveryRecord, attempt: DeliveryAttempt) => void;
   /** Sends one try; default `sendAttempt`. Injectable for tests. */
   send?: (options: SendAttemptOptions) => Promise<DeliveryAttempt>;
+  /** Duplicates, delays and bad signatures; default none. */
+  chaos?: Chaos;
 }
 
 interface Entry {
@@ -60,11 +32,13 @@ interface Entry {
 }
 
 const copy = (record: DeliveryRecord): DeliveryRecord => structuredClone(record);
+const isOk = (attempt: DeliveryAttempt): boolean =>
+  attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300;
 
 /** Creates the delivery log and its retry scheduler. */
 export function createDeliveries(options: DeliveriesOptions): Deliveries {
   const { clock } = options;
-  const send = options.send ?? sendAttempt;
+  const chaos = options.chaos ?? createChaos();
   const entries = new Map<string, Entry>();
   const inFlight = new Set<Promise<void>>();
   const closing = new AbortController();
@@ -77,10 +51,35 @@ export function createDeliveries(options: DeliveriesOptions): Deliveries {
     for (const resolve of ready) resolve();
   };
 
+  const track = (work: Promise<void>): void => {
+    const tracked = work.finally(() => {
+      inFlight.delete(tracked);
+      settleWaiters();
+    });
+    inFlight.add(tracked);
+  };
+
+  const report = (record: DeliveryRecord, attempt: DeliveryAttempt): void => {
+    try {
+      options.onAttempt?.(copy(record), { ...attempt });
+    } catch {
+      // An observer's failure never stops deliveries.
+    }
+  };
+
+  const sendTry = createTrySender({
+    send: options.send ?? sendAttempt,
+    chaos,
+    clock,
+    secret: options.secret,
+    timeoutMs: options.timeoutMs,
+    signal: closing.signal,
+  });
+
   const finish = (entry: Entry, attempt: DeliveryAttempt): void => {
     const { record } = entry;
     record.attempts.push(attempt);
-    const ok = attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300;
+    const ok = isOk(attempt);
     const next = ok ? undefined : nextTryAt(entry.firstAt, entry.plannedAt, record.attempts.length);
     if (ok) record.state = 'delivered';
     else if (next === undefined) record.state = 'failed';
@@ -91,70 +90,66 @@ export function createDeliveries(options: DeliveriesOptions): Deliveries {
         run(entry);
       }, next - clock.now());
     }
-    try {
-      options.onAttempt?.(copy(record), { ...attempt });
-    } catch {
-      // An observer's failure never stops deliveries.
+    report(record, attempt);
+    if (ok && !closing.signal.aborted && chaos.duplicate()) {
+      const signedAt = Date.parse(attempt.at);
+      track(
+        sendTry({ webhook: record.webhook, body: entry.body }, signedAt).then((duplicate) => {
+          record.attempts.push(duplicate);
+          report(record, duplicate);
+        }),
+      );
     }
   };
 
   const run = (entry: Entry): void => {
     delete entry.timer;
     if (closing.signal.aborted) return;
-    const startedAt = clock.now();
-    // A try that throws (synchronously or not, for any reason) is a failed try, retried like a
-    // network error: never an unhandled rejection.
-    const sending = Promise.resolve()
-      .then(() =>
-        send({
-          webhook: entry.record.webhook,
-          body: entry.body,
-          secret: options.secret,
-          clock,
-          timeoutMs: options.timeoutMs,
-          signal: closing.signal,
+    track(
+      sendTry({ webhook: entry.record.webhook, body: entry.body })
+        .then((attempt) => {
+          finish(entry, attempt);
+        })
+        .catch(() => {
+          // Only scheduling the next try can fail here (the injected clock threw): with no timer
+          // left, the delivery cannot go on, so it is marked failed rather than left pending.
+          if (entry.record.state === 'pending' && entry.timer === undefined) {
+            entry.record.state = 'failed';
+            entry.record.nextAttemptAt = null;
+          }
         }),
-      )
-      .catch((error: unknown): DeliveryAttempt => ({
-        at: new Date(startedAt).toISOString(),
-        error: describeError(error),
-        durationMs: clock.now() - startedAt,
-      }))
-      .then((attempt) => {
-        finish(entry, attempt);
-      })
-      .catch(() => {
-        // Only scheduling the next try can fail here (the injected clock threw): with no timer
-        // left, the delivery cannot go on, so it is marked failed rather than left pending.
-        if (entry.record.state === 'pending' && entry.timer === undefined) {
-          entry.record.state = 'failed';
-          entry.record.nextAttemptAt = null;
-        }
-      });
-    const tracked = sending.finally(() => {
-      inFlight.delete(tracked);
-      settleWaiters();
-    });
-    inFlight.add(tracked);
+    );
+  };
+
+  const start = (alert: ChurnRiskAlert, body: string, webhook: string, replayOf?: string) => {
+    const now = clock.now();
+    const record: DeliveryRecord = {
+      id: `dlv_${randomUUID()}`,
+      alert,
+      webhook,
+      attempts: [],
+      state: 'pending',
+      nextAttemptAt: new Date(now).toISOString(),
+      ...(replayOf !== undefined && { replayOf }),
+    };
+    const entry: Entry = { record, body, firstAt: now, plannedAt: now };
+    entries.set(record.id, entry);
+    run(entry);
+    return copy(record);
   };
 
   return {
-    enqueue(alert, webhook) {
-      const now = clock.now();
-      const record: DeliveryRecord = {
-        id: `dlv_${randomUUID()}`,
-        alert,
-        webhook,
-        attempts: [],
-        state: 'pending',
-        nextAttemptAt: new Date(now).toISOString(),
-      };
-      const entry: Entry = { record, body: JSON.stringify(alert), firstAt: now, plannedAt: now };
-      entries.set(record.id, entry);
-      run(entry);
-      return copy(record);
+    enqueue: (alert, webhook) => start(alert, JSON.stringify(alert), webhook),
+    replay(id) {
+      const original = entries.get(id);
+      if (!original) return undefined;
+      const { record, body } = original;
+      return start(structuredClone(record.alert), body, record.webhook, id);
     },
-    list: () => [...entries.values()].map((entry) => copy(entry.record)),
+    list: (filter = {}) =>
+      [...entries.values()]
+        .filter((entry) => matchesFilter(entry.record, filter))
+        .map((entry) => copy(entry.record)),
     get(id) {
       const entry = entries.get(id);
       return entry && copy(entry.record);

@@ -11,6 +11,12 @@ export interface DeliveryAttempt {
   error?: string;
   /** From sending to the answer (or failure), by the sandbox's clock. */
   durationMs: number;
+  /** Chaos: this try repeated an acknowledged one, byte-identical (it changes nothing in the log). */
+  duplicate?: true;
+  /** Chaos: this try was signed with a wrong secret. */
+  badSignature?: true;
+  /** Chaos: this try waited this many real milliseconds before it was sent. */
+  delayedMs?: number;
 }
 
 /** What one try needs. */
@@ -19,6 +25,8 @@ export interface SendAttemptOptions {
   /** The exact body bytes, the same on every try. */
   body: string;
   secret: string;
+  /** The time to sign with, ms (a duplicate repeats its original's); default the time of sending. */
+  signedAt?: number;
   clock: SandboxClock;
   timeoutMs: number;
   /** Aborts the try (the sandbox is closing). */
@@ -42,7 +50,7 @@ export async function sendAttempt(options: SendAttemptOptions): Promise<Delivery
     signed = signPayload({
       body: options.body,
       secret: options.secret,
-      timestamp: startedAt / 1000,
+      timestamp: (options.signedAt ?? startedAt) / 1000,
     });
   } catch (error) {
     return {

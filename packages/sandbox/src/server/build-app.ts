@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { ChaosSettings } from '../chaos/chaos.js';
 import type { SandboxClock } from '../clock/clock.js';
+import { registerDashboardRoutes } from '../dashboard/dashboard-route.js';
+import { createScriptLoader } from '../dashboard/dashboard-script.js';
+import { dashboardState } from '../dashboard/dashboard-state.js';
 import type { Deliveries } from '../deliveries/delivery-log.js';
 import { registerAtRiskRoute } from '../routes/at-risk-route.js';
+import { registerClockRoute } from '../routes/clock-route.js';
 import { registerDeliveriesRoute } from '../routes/deliveries-route.js';
 import { registerEventRoutes } from '../routes/event-routes.js';
+import { registerStateRoute } from '../routes/state-route.js';
+import { registerTestAlertRoute } from '../routes/test-alert-route.js';
 import { registerUserRoutes } from '../routes/user-routes.js';
 import { registerWatchRoutes } from '../routes/watch-routes.js';
 import type { ChurnRiskService } from '../service/churn-risk-service.js';
@@ -22,6 +29,10 @@ export interface AppOptions {
   clock: SandboxClock;
   service: ChurnRiskService;
   deliveries: Deliveries;
+  /** The chaos settings in effect (shown on the dashboard). */
+  chaos: ChaosSettings;
+  /** Time travel on a manual clock (`POST /v1/sandbox/clock`). */
+  advanceClock: (ms: number) => Promise<unknown>;
   maxBodyBytes: number;
   rateLimit?: RateLimitOptions | undefined;
   logger?: boolean | undefined;
@@ -29,7 +40,8 @@ export interface AppOptions {
 
 /**
  * The sandbox's Fastify app: request ids, API-key auth, the optional rate limit, body size limit,
- * idempotent replay, the routes of SPEC section 5 and the error bodies. Not yet listening.
+ * idempotent replay, the routes of SPEC sections 5 and 11, the dashboard (public: it holds no
+ * data) and the error bodies. Not yet listening.
  */
 export function buildApp(options: AppOptions): FastifyInstance {
   const app = Fastify({
@@ -44,6 +56,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (request.routeOptions.config.public === true) return;
     const key = authenticate(request.headers.authorization);
     const retryAfter = limit?.(key);
     if (retryAfter !== undefined) {
@@ -59,6 +72,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerAtRiskRoute(app, options.service);
   registerWatchRoutes(app, options.service);
   registerDeliveriesRoute(app, options.deliveries);
+  registerTestAlertRoute(app, options.service);
+  registerClockRoute(app, options.clock, options.advanceClock);
+  registerStateRoute(app, () =>
+    dashboardState(options.clock, options.service, options.deliveries, options.chaos),
+  );
+  registerDashboardRoutes(app, createScriptLoader());
 
   app.setNotFoundHandler(async (request, reply) => {
     const error = new ApiError(

@@ -1,6 +1,6 @@
-import type { Deliveries } from '../deliveries/delivery-log.js';
+import type { Deliveries, DeliveryRecord } from '../deliveries/delivery-log.js';
 import type { SandboxClock } from '../clock/clock.js';
-import type { ComputedRisk } from '../scoring/score-user.js';
+import { scoreUser, type ComputedRisk } from '../scoring/score-user.js';
 import { createUserStore, type ScoreChange, type UserStore } from '../users/user-store.js';
 import { buildAlert } from '../watches/build-alert.js';
 import { shouldAlert } from '../watches/check-crossing.js';
@@ -36,6 +36,13 @@ export interface ChurnRiskService {
   atRisk(query: AtRiskQuery): AtRiskResult;
   watch(userId: string, options: WatchOptions): WatchedUser;
   unwatch(userId: string): boolean;
+  /** Rescores every user at the clock's time (after time travel); crossings fire their watches. */
+  rescoreAll(): void;
+  /**
+   * Sends a test alert built from the user's current risk to the user's watch webhook (cooldown
+   * ignored, nothing recorded on the watch); `undefined` when the user has no watch.
+   */
+  sendTestAlert(userId: string): DeliveryRecord | undefined;
 }
 
 /** Creates the in-memory service; alerts go to `deliveries`. */
@@ -95,5 +102,15 @@ export function createChurnRiskService(
     },
     watch: (userId, options) => watches.set(userId, options),
     unwatch: (userId) => watches.remove(userId),
+    rescoreAll() {
+      users.rescoreAll().forEach(onChange);
+    },
+    sendTestAlert(userId) {
+      const watch = watches.get(userId);
+      if (!watch) return undefined;
+      const now = clock.now();
+      const risk = users.get(userId)?.risk ?? scoreUser({ traits: {}, events: [] }, now);
+      return deliveries.enqueue(buildAlert(userId, risk, now), watch.webhook);
+    },
   };
 }

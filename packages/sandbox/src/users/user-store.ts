@@ -21,6 +21,15 @@ export interface UserRecord {
   events: StoredEvent[];
   /** The rating computed at the last change of traits or events. */
   risk: ComputedRisk;
+  /** The score after each change, oldest first, at most `MAX_SCORE_HISTORY` points. */
+  history: ScorePoint[];
+}
+
+/** One point of a user's score history. */
+export interface ScorePoint {
+  /** When the score was computed, ms since the epoch. */
+  at: number;
+  score: number;
 }
 
 /** The score of a user before and after a change (`before` undefined for a new user). */
@@ -33,6 +42,9 @@ export interface ScoreChange {
 /** Events kept per user; older ones are dropped first. */
 export const MAX_EVENTS_PER_USER = 10_000;
 
+/** Score points kept per user (the dashboard's chart); older ones are dropped first. */
+export const MAX_SCORE_HISTORY = 60;
+
 /** The in-memory users of the sandbox. */
 export interface UserStore {
   get(userId: string): UserRecord | undefined;
@@ -41,6 +53,8 @@ export interface UserStore {
   identify(userId: string, traits: StoredTraits): ScoreChange;
   /** Records events (creating unknown users) and rescores each user touched, once. */
   track(items: readonly EventItem[]): ScoreChange[];
+  /** Rescores every user relative to the clock's time (after time travel). */
+  rescoreAll(): ScoreChange[];
 }
 
 /** Creates an empty user store that scores relative to `clock`. */
@@ -55,13 +69,19 @@ export function createUserStore(clock: SandboxClock): UserStore {
       traits: {},
       events: [],
       risk: scoreUser({ traits: {}, events: [] }, clock.now()),
+      history: [],
     };
     users.set(userId, user);
     return { user, before: undefined };
   };
 
   const rescore = (user: UserRecord, before: number | undefined): ScoreChange => {
-    user.risk = scoreUser(user, clock.now());
+    const at = clock.now();
+    user.risk = scoreUser(user, at);
+    const last = user.history.at(-1);
+    if (last?.at === at) last.score = user.risk.score;
+    else user.history.push({ at, score: user.risk.score });
+    if (user.history.length > MAX_SCORE_HISTORY) user.history.shift();
     return { userId: user.userId, before, after: user.risk };
   };
 
@@ -90,5 +110,6 @@ export function createUserStore(clock: SandboxClock): UserStore {
       }
       return [...touched].map(([user, before]) => rescore(user, before));
     },
+    rescoreAll: () => [...users.values()].map((user) => rescore(user, user.risk.score)),
   };
 }
