@@ -1,7 +1,7 @@
 import { WEBHOOK_PATH } from './fixtures.js';
-import { runConformanceSuite } from './suite.js';
+import { runConformanceSuite, type MountAdapter } from './suite.js';
 
-runConformanceSuite('core receiver.fetch (Web Request)', async (receiver) => ({
+const mount: MountAdapter = async (receiver) => ({
   async send({ method, headers, body }) {
     const request = new Request(`http://localhost${WEBHOOK_PATH}`, {
       method,
@@ -16,4 +16,7 @@ runConformanceSuite('core receiver.fetch (Web Request)', async (receiver) => ({
     };
   },
   close: async () => undefined,
-}));
+});
+
+runConformanceSuite('core receiver.fetch (Web Request)', mount);
+runConformanceSuite('core receiver.fetch (Web Request)', mount, { queue: 'redis' });

@@ -34,3 +34,9 @@ runConformanceSuite('express (supertest)', async (receiver) => {
 runConformanceSuite('express (listening server)', (receiver) =>
   mountServer(createServer(appFor(receiver)), WEBHOOK_PATH),
 );
+
+runConformanceSuite(
+  'express (listening server)',
+  (receiver) => mountServer(createServer(appFor(receiver)), WEBHOOK_PATH),
+  { queue: 'redis' },
+);

@@ -2,7 +2,7 @@ import { churnRiskPlugin } from '@churn-risk/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { WEBHOOK_PATH } from './fixtures.js';
 import { listenLocal, sendOverHttp } from './http-client.js';
-import { runConformanceSuite } from './suite.js';
+import { runConformanceSuite, type MountedAdapter } from './suite.js';
 
 async function appFor(
   receiver: Parameters<typeof churnRiskPlugin>[1]['receiver'],
@@ -33,11 +33,14 @@ runConformanceSuite('fastify (inject)', async (receiver) => {
   };
 });
 
-runConformanceSuite('fastify (listening server)', async (receiver) => {
+async function listening(receiver: Parameters<typeof appFor>[0]): Promise<MountedAdapter> {
   const app = await appFor(receiver);
   const base = await listenLocal(app.server);
   return {
     send: (request) => sendOverHttp(`${base}${WEBHOOK_PATH}`, request),
     close: () => app.close(),
   };
-});
+}
+
+runConformanceSuite('fastify (listening server)', listening);
+runConformanceSuite('fastify (listening server)', listening, { queue: 'redis' });

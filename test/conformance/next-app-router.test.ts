@@ -1,10 +1,10 @@
 import { createRouteHandler } from '@churn-risk/next';
 import { WEBHOOK_PATH } from './fixtures.js';
-import { runConformanceSuite } from './suite.js';
+import { runConformanceSuite, type MountAdapter } from './suite.js';
 
 // The App Router handler called outside a Next request scope, as a user's own test would call it:
 // `after()` is unavailable there, so processing runs in-process (tracked by `receiver.drain`).
-runConformanceSuite('@churn-risk/next createRouteHandler (App Router)', async (receiver) => {
+const mount: MountAdapter = async (receiver) => {
   const POST = createRouteHandler(receiver);
   return {
     async send({ method, headers, body }) {
@@ -22,4 +22,7 @@ runConformanceSuite('@churn-risk/next createRouteHandler (App Router)', async (r
     },
     close: async () => undefined,
   };
-});
+};
+
+runConformanceSuite('@churn-risk/next createRouteHandler (App Router)', mount);
+runConformanceSuite('@churn-risk/next createRouteHandler (App Router)', mount, { queue: 'redis' });

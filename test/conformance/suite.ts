@@ -5,6 +5,7 @@
 import { signPayload, type Receiver } from '@churn-risk/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOW_S, SECRET, conformanceReceiver, gate, makeAlert, signedHeaders } from './fixtures.js';
+import { useRedisMode, type QueueMode } from './redis-mode.js';
 
 /** A request as the suite sends it. `body` is sent as these exact bytes. */
 export interface ConformanceRequest {
@@ -49,11 +50,19 @@ function expectError(
   return parsed;
 }
 
-/** Runs every case of the SPEC's status table against one adapter. */
-export function runConformanceSuite(name: string, mount: MountAdapter): void {
-  describe(`conformance: ${name}`, () => {
+/**
+ * Runs every case of the SPEC's status table against one adapter, with the default in-memory
+ * queue or (`queue: 'redis'`) a Redis queue on a real redis-server (SPEC section 9).
+ */
+export function runConformanceSuite(
+  name: string,
+  mount: MountAdapter,
+  { queue = 'memory' }: { queue?: QueueMode } = {},
+): void {
+  describe(`conformance: ${name}${queue === 'redis' ? ', Redis queue' : ''}`, () => {
     const mounted: MountedAdapter[] = [];
     const receivers: Receiver[] = [];
+    const redis = queue === 'redis' ? useRedisMode() : undefined;
 
     afterEach(async () => {
       await Promise.all(mounted.splice(0).map((adapter) => adapter.close()));
@@ -62,8 +71,11 @@ export function runConformanceSuite(name: string, mount: MountAdapter): void {
 
     async function setup(
       options: Parameters<typeof conformanceReceiver>[0] = {},
+      { unreachable = false }: { unreachable?: boolean } = {},
     ): Promise<{ receiver: Receiver; send: MountedAdapter['send'] }> {
-      const receiver = conformanceReceiver(options);
+      const receiver = conformanceReceiver(
+        redis === undefined ? options : redis.receiverOptions(options, unreachable),
+      );
       receivers.push(receiver);
       const adapter = await mount(receiver);
       mounted.push(adapter);
@@ -246,26 +258,40 @@ export function runConformanceSuite(name: string, mount: MountAdapter): void {
       expect(runs).toBe(0);
     });
 
-    it('answers 503 OVERLOADED with Retry-After when the queue is full', async () => {
-      const { receiver, send } = await setup({ concurrency: 1, maxQueue: 1 });
-      const hold = gate();
-      const started = gate();
-      let runs = 0;
-      receiver.on('churn_risk_alert', async () => {
-        runs += 1;
-        started.open();
-        await hold.promise;
+    if (queue === 'memory') {
+      it('answers 503 OVERLOADED with Retry-After when the queue is full', async () => {
+        const { receiver, send } = await setup({ concurrency: 1, maxQueue: 1 });
+        const hold = gate();
+        const started = gate();
+        let runs = 0;
+        receiver.on('churn_risk_alert', async () => {
+          runs += 1;
+          started.open();
+          await hold.promise;
+        });
+        expect((await send(delivery())).status).toBe(202); // runs
+        await started.promise;
+        expect((await send(delivery())).status).toBe(202); // waits in the queue
+        const rejected = await send(delivery());
+        expectError(rejected, 503, 'OVERLOADED');
+        expect(rejected.headers['retry-after']).toMatch(/^\d+$/);
+        hold.open();
+        await receiver.drain({ timeoutMs: 5000 });
+        expect(runs).toBe(2);
       });
-      expect((await send(delivery())).status).toBe(202); // runs
-      await started.promise;
-      expect((await send(delivery())).status).toBe(202); // waits in the queue
-      const rejected = await send(delivery());
-      expectError(rejected, 503, 'OVERLOADED');
-      expect(rejected.headers['retry-after']).toMatch(/^\d+$/);
-      hold.open();
-      await receiver.drain({ timeoutMs: 5000 });
-      expect(runs).toBe(2);
-    });
+    } else {
+      it('answers 503 OVERLOADED with Retry-After when Redis cannot record the alert', async () => {
+        const { receiver, send } = await setup({ consume: false }, { unreachable: true });
+        let runs = 0;
+        receiver.on('churn_risk_alert', () => {
+          runs += 1;
+        });
+        const rejected = await send(delivery());
+        expectError(rejected, 503, 'OVERLOADED');
+        expect(rejected.headers['retry-after']).toMatch(/^\d+$/);
+        expect(runs).toBe(0);
+      });
+    }
 
     it('answers 503 CLOSED with Retry-After once the receiver is closed', async () => {
       const { receiver, send } = await setup();
@@ -275,29 +301,37 @@ export function runConformanceSuite(name: string, mount: MountAdapter): void {
       expect(response.headers['retry-after']).toMatch(/^\d+$/);
     });
 
-    it('in sync mode runs the handler before answering 202', async () => {
-      const { receiver, send } = await setup({ mode: 'sync' });
-      const events: string[] = [];
-      receiver.on('churn_risk_alert', async () => {
-        await Promise.resolve();
-        events.push('handled');
+    if (queue === 'memory') {
+      it('in sync mode runs the handler before answering 202', async () => {
+        const { receiver, send } = await setup({ mode: 'sync' });
+        const events: string[] = [];
+        receiver.on('churn_risk_alert', async () => {
+          await Promise.resolve();
+          events.push('handled');
+        });
+        const response = await send(delivery());
+        events.push(`answered ${response.status}`);
+        expect(events).toEqual(['handled', 'answered 202']);
       });
-      const response = await send(delivery());
-      events.push(`answered ${response.status}`);
-      expect(events).toEqual(['handled', 'answered 202']);
-    });
 
-    it('in sync mode answers 500 HANDLER_FAILED when a handler fails after its retries', async () => {
-      const { receiver, send } = await setup({ mode: 'sync', retries: 0 });
-      const reported: unknown[] = [];
-      receiver.on('churn_risk_alert', () => {
-        throw new Error(`database down (${SECRET.length})`);
+      it('in sync mode answers 500 HANDLER_FAILED when a handler fails after its retries', async () => {
+        const { receiver, send } = await setup({ mode: 'sync', retries: 0 });
+        const reported: unknown[] = [];
+        receiver.on('churn_risk_alert', () => {
+          throw new Error(`database down (${SECRET.length})`);
+        });
+        receiver.onError((error) => {
+          reported.push(error);
+        });
+        expectError(await send(delivery()), 500, 'HANDLER_FAILED');
+        expect(reported).toHaveLength(1);
       });
-      receiver.onError((error) => {
-        reported.push(error);
+    } else {
+      it("refuses mode 'sync' at creation: handlers run in workers after the answer", async () => {
+        const options = redis?.receiverOptions({ mode: 'sync' }) ?? {};
+        expect(() => conformanceReceiver(options)).toThrow(/mode 'sync' cannot be used/);
+        await options.queue?.close();
       });
-      expectError(await send(delivery()), 500, 'HANDLER_FAILED');
-      expect(reported).toHaveLength(1);
-    });
+    }
   });
 }

@@ -1,0 +1,39 @@
+/**
+ * A worker process for the Redis tests: registers a handler and serves no HTTP. Env: REDIS_URL,
+ * PREFIX, SECRET, LOG_FILE (each handler run appends `start <id>` and, once finished,
+ * `done <id>`, synchronously, so a SIGKILL loses no line), WORK_MS (time a handler takes),
+ * LOCK_MS, CONCURRENCY. Prints `worker ready`; SIGTERM closes it (running handlers finish).
+ */
+import { createReceiver } from '@churn-risk/core';
+import { createRedisQueue } from '@churn-risk/redis';
+import { appendFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (value === undefined || value === '') throw new Error(`${name} is required`);
+  return value;
+};
+const logFile = env('LOG_FILE');
+const workMs = Number(process.env.WORK_MS ?? 0);
+
+const queue = createRedisQueue({
+  connection: env('REDIS_URL'),
+  prefix: env('PREFIX'),
+  lockDurationMs: Number(process.env.LOCK_MS ?? 30_000),
+});
+const receiver = createReceiver({
+  secret: env('SECRET'),
+  queue,
+  concurrency: Number(process.env.CONCURRENCY ?? 10),
+  retries: { retries: 3, backoffMs: () => 100 },
+});
+receiver.on('churn_risk_alert', async (_alert, context) => {
+  appendFileSync(logFile, `start ${context.id} ${process.pid}\n`);
+  if (workMs > 0) await sleep(workMs);
+  appendFileSync(logFile, `done ${context.id} ${process.pid}\n`);
+});
+console.log('worker ready');
+process.once('SIGTERM', () => {
+  void receiver.close({ timeoutMs: 30_000 }).finally(() => process.exit(0));
+});
