@@ -10,6 +10,8 @@ export default tseslint.config(
       '**/.next/**',
       '**/coverage/**',
       '**/next-env.d.ts',
+      'docs/api/**',
+      'docs/api-json/**',
       '**/*.config.js',
       '**/*.config.mjs',
       '**/*.config.ts',

@@ -1,5 +1,10 @@
 export { ChurnRiskClient } from './churn-risk-client.js';
-export { ServiceError, isServiceError, type ErrorCode } from './service-error.js';
+export {
+  ServiceError,
+  isServiceError,
+  type ErrorCode,
+  type ServiceErrorInit,
+} from './service-error.js';
 export { STATUS_CODES, codeForStatus } from './status-codes.js';
 export { RETRY_POLICY } from './retry-policy.js';
 export { PRODUCTION_BASE_URL, STAGING_BASE_URL } from './base-url.js';

@@ -26,6 +26,7 @@ export const COOLDOWN_PATTERN = /^[1-9]\d*[dh]$/;
 export const scalarSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const optionalScalar = scalarSchema.optional();
 
+/** A user id: a non-empty string of at most 256 characters. */
 export const userIdSchema = z
   .string({ error: 'userId must be a string' })
   .min(1, 'userId must not be empty')
@@ -40,6 +41,7 @@ export const isoDateTimeSchema = z.iso.datetime({
   error: 'must be an ISO 8601 date-time',
 });
 
+/** `UserTraits`: scalar trait values, merged into the stored traits. */
 export const userTraitsSchema = z
   .object({
     plan: z.string().optional(),
@@ -51,8 +53,10 @@ export const userTraitsSchema = z
   })
   .catchall(optionalScalar);
 
+/** An event's properties: string keys, scalar values. */
 export const eventPropertiesSchema = z.record(z.string(), optionalScalar);
 
+/** One event: `userId`, `event` name, optional `properties` and ISO 8601 `timestamp`. */
 export const bulkEventItemSchema = z.object({
   userId: userIdSchema,
   event: z.string().min(1, 'event name must not be empty'),
@@ -60,12 +64,15 @@ export const bulkEventItemSchema = z.object({
   timestamp: isoDateTimeSchema.optional(),
 });
 
+/** The body of `POST /v1/events/bulk`: 1 to 500 events. */
 export const bulkEventsRequestSchema = z.object({
   events: z.array(bulkEventItemSchema).min(1).max(MAX_BULK_EVENTS),
 });
 
+/** The answer of the event routes: `{ accepted }`. */
 export const acceptedResponseSchema = z.looseObject({ accepted: z.number().int().nonnegative() });
 
+/** A user's churn risk: score, tier, signals, recommendation (extra fields kept). */
 export const riskScoreSchema = z.looseObject({
   userId: z.string(),
   score: z.number().min(0).max(1),
@@ -74,8 +81,10 @@ export const riskScoreSchema = z.looseObject({
   recommendation: z.string(),
 });
 
+/** A user in the at-risk list: the same fields as a risk score. */
 export const atRiskUserSchema = riskScoreSchema;
 
+/** One page of at-risk users, with `total`, `offset` and `limit`. */
 export const atRiskResultSchema = z.looseObject({
   users: z.array(atRiskUserSchema),
   total: z.number().int().nonnegative(),
@@ -83,6 +92,7 @@ export const atRiskResultSchema = z.looseObject({
   limit: z.number().int().positive(),
 });
 
+/** A score threshold, 0 to 1. */
 export const thresholdSchema = z.number().min(0).max(1);
 
 /** The at-risk query as the client takes it (numbers) and the sandbox parses it (from strings). */
@@ -93,16 +103,19 @@ export const atRiskQuerySchema = z.object({
   offset: z.number().int().min(0).optional(),
 });
 
+/** A watch cooldown such as `"24h"` or `"7d"` (`COOLDOWN_PATTERN`). */
 export const cooldownSchema = z
   .string()
   .regex(COOLDOWN_PATTERN, 'cooldown must be a positive whole number then "d" or "h", e.g. "24h"');
 
+/** The body of `PUT /v1/users/{userId}/watch`. */
 export const watchOptionsSchema = z.object({
   threshold: thresholdSchema,
   webhook: z.url({ protocol: /^https?$/, error: 'webhook must be an http(s) URL' }),
   cooldown: cooldownSchema,
 });
 
+/** A watch as the service stores it. */
 export const watchedUserSchema = z.looseObject({
   userId: z.string(),
   threshold: z.number(),
@@ -110,6 +123,7 @@ export const watchedUserSchema = z.looseObject({
   cooldown: z.string(),
 });
 
+/** The service's error body: `{ error: { code, message, details? } }`. */
 export const errorBodySchema = z.object({
   error: z.looseObject({
     code: z.string(),
@@ -147,4 +161,5 @@ export function isAllowedWebhookUrl(webhook: string, serviceIsLoopback: boolean)
   return url.protocol === 'http:' && serviceIsLoopback && isLoopbackHost(url.hostname);
 }
 
+/** A scalar trait or property value. */
 export type Scalar = z.infer<typeof scalarSchema>;
