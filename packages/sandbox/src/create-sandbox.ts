@@ -4,11 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { chaosProblem, createChaos, type ChaosOptions } from './chaos/chaos.js';
 import { systemClock, type SandboxClock } from './clock/clock.js';
 import { createTimeTravel, isManualClock } from './clock/time-travel.js';
-import {
-  createDeliveries,
-  type Deliveries,
-  type DeliveryRecord,
-} from './deliveries/delivery-log.js';
+import { createDeliveries } from './deliveries/delivery-log.js';
+import type { Deliveries, DeliveryRecord } from './deliveries/delivery-record.js';
 import { DELIVERY_POLICY } from './deliveries/retry-schedule.js';
 import type { DeliveryAttempt } from './deliveries/send-attempt.js';
 import { buildApp } from './server/build-app.js';

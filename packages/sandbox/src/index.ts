@@ -12,7 +12,7 @@ export {
 } from './create-sandbox.js';
 export { systemClock, type SandboxClock, type TimerHandle } from './clock/clock.js';
 export { createManualClock, MANUAL_CLOCK_START, type ManualClock } from './clock/manual-clock.js';
-export type { Deliveries, DeliveryRecord, DeliveryState } from './deliveries/delivery-log.js';
+export type { Deliveries, DeliveryRecord, DeliveryState } from './deliveries/delivery-record.js';
 export type { DeliveryFilter } from './deliveries/delivery-filter.js';
 export type { ChaosOptions, ChaosSettings } from './chaos/chaos.js';
 export type { ClockState } from './routes/clock-route.js';

@@ -122,7 +122,7 @@ describe('churn-risk CLI', { timeout: 60_000 }, () => {
         '0.42',
       ]);
       expect(ok.code).toBe(0);
-      expect(ok.stdout).toBe('HTTP 202\n{"received":true}\n');
+      expect(ok.stdout).toMatch(/^HTTP 202 \(\d+ ms\)\n\{"received":true\}\n$/);
       const [request] = receiver.received;
       verifySignature({
         body: request!.body,

@@ -25,3 +25,28 @@ export function parsePort(value: string | undefined, fallback: number): number {
     throw new UsageError(`--port must be a whole number 0..65535, got "${value}".`);
   return port;
 }
+
+/**
+ * Parses a command's flags strictly and returns its positional arguments too (at most `max`; more,
+ * or an unknown flag, is a `UsageError`).
+ */
+export function parseCommand<O extends Options>(
+  args: string[],
+  options: O,
+  max: number,
+): {
+  values: ReturnType<
+    typeof parseArgs<{ options: O; strict: true; allowPositionals: true; args: string[] }>
+  >['values'];
+  positionals: string[];
+} {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const extra = parsed.positionals[max];
+  if (extra !== undefined) throw new UsageError(`Unexpected argument "${extra}".`);
+  return { values: parsed.values, positionals: parsed.positionals };
+}

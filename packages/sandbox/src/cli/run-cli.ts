@@ -1,26 +1,35 @@
 import { EXIT, UsageError, type CliIo } from './cli-io.js';
+import { DELIVERIES_HELP, deliveriesCommand } from './deliveries-command.js';
+import { REPLAY_HELP, replayCommand } from './replay-command.js';
 import { SANDBOX_HELP, sandboxCommand } from './sandbox-command.js';
 import { TRIGGER_HELP, triggerCommand } from './trigger-command.js';
 
 export const TOP_HELP = `Usage: churn-risk <command> [options]
 
 Commands:
-  sandbox   Run a local churn-risk service (prints its URL, API key and webhook secret)
-  trigger   Send one signed test alert to a webhook and print the answer
+  sandbox     Run a local churn-risk service (prints its URL, dashboard, API key and secret)
+  trigger     Send one signed test alert (any field with --set) and print the answer and latency
+  deliveries  Print a running sandbox's delivery log (--follow for new tries as they happen)
+  replay      Send a delivery of a running sandbox again
 
 Run "churn-risk <command> --help" for the options of a command.
 `;
 
 const COMMANDS: Record<
   string,
-  { run: (args: string[], io: CliIo) => Promise<number>; help: string }
+  { run: (args: string[], io: CliIo, stop?: AbortSignal) => Promise<number>; help: string }
 > = {
   sandbox: { run: sandboxCommand, help: SANDBOX_HELP },
   trigger: { run: triggerCommand, help: TRIGGER_HELP },
+  deliveries: { run: deliveriesCommand, help: DELIVERIES_HELP },
+  replay: { run: replayCommand, help: REPLAY_HELP },
 };
 
-/** Runs the `churn-risk` CLI with `argv` (without node and the script); resolves with the exit code. */
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+/**
+ * Runs the `churn-risk` CLI with `argv` (without node and the script); resolves with the exit code.
+ * `stop` ends a long-running command (`sandbox`, `deliveries --follow`) as Ctrl+C would.
+ */
+export async function runCli(argv: string[], io: CliIo, stop?: AbortSignal): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.out(TOP_HELP);
@@ -32,7 +41,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return EXIT.usage;
   }
   try {
-    return await command.run(args, io);
+    return await command.run(args, io, stop);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.err(`churn-risk ${name}: ${error.message}\nRun "churn-risk ${name} --help" for usage.\n`);

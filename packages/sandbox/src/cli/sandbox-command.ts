@@ -1,8 +1,12 @@
+import { createManualClock } from '../clock/manual-clock.js';
 import { createSandbox, credentialProblem } from '../create-sandbox.js';
-import type { DeliveryRecord } from '../deliveries/delivery-log.js';
+import type { DeliveryRecord } from '../deliveries/delivery-record.js';
 import type { DeliveryAttempt } from '../deliveries/send-attempt.js';
+import { CHAOS_FLAGS, CHAOS_HELP, chaosFromFlags } from './chaos-flags.js';
 import { EXIT, UsageError, type CliIo } from './cli-io.js';
+import { describeTry, printable } from './format-deliveries.js';
 import { parseFlags, parsePort } from './parse-flags.js';
+import { waitForStop } from './wait-for-stop.js';
 
 /** Default port of `churn-risk sandbox`. */
 export const DEFAULT_SANDBOX_PORT = 4010;
@@ -10,23 +14,29 @@ export const DEFAULT_SANDBOX_PORT = 4010;
 export const SANDBOX_HELP = `Usage: churn-risk sandbox [options]
 
 Runs a local churn-risk service (REST API, scoring, watches, signed webhook deliveries)
-until Ctrl+C. Prints its URL, API key and webhook signing secret.
+until Ctrl+C. Prints its URL, the dashboard's URL (with the API key in its #fragment), the
+API key and the webhook signing secret, then every delivery try.
 
 Options:
   --port <n>                Port to listen on (default ${DEFAULT_SANDBOX_PORT}; 0 picks a free port)
   --host <host>             Host to listen on (default 127.0.0.1)
   --api-key <key>           API key clients must send (default: random sk_test_...)
   --webhook-secret <secret> Secret that signs deliveries (default: random whsec_...)
+  --clock <system|manual>   manual: time stands still until POST /v1/sandbox/clock (or the
+                            dashboard) moves it; starts at the current time (default system)
+${CHAOS_HELP}
   -h, --help                Show this help
 `;
 
 function describeAttempt(record: DeliveryRecord, attempt: DeliveryAttempt): string {
-  const outcome =
-    attempt.status === undefined
-      ? `error: ${attempt.error ?? 'unknown'}`
-      : `HTTP ${attempt.status}`;
   const next = record.nextAttemptAt === null ? record.state : `retry at ${record.nextAttemptAt}`;
-  return `delivery ${record.id} (${record.alert.userId}) try ${record.attempts.length} to ${record.webhook}: ${outcome}; ${next}\n`;
+  const user = printable(record.alert.userId);
+  return `delivery ${record.id} (${user}) try ${record.attempts.length} to ${record.webhook}: ${describeTry(attempt)}; ${next}\n`;
+}
+
+function parseClock(value: string | undefined): 'system' | 'manual' {
+  if (value === undefined || value === 'system' || value === 'manual') return value ?? 'system';
+  throw new UsageError(`--clock must be system or manual, got "${value}".`);
 }
 
 /** `churn-risk sandbox`: resolves with the exit code once a signal (or `stop`) has closed it. */
@@ -40,6 +50,8 @@ export async function sandboxCommand(
     host: { type: 'string' },
     'api-key': { type: 'string' },
     'webhook-secret': { type: 'string' },
+    clock: { type: 'string' },
+    ...CHAOS_FLAGS,
     help: { type: 'boolean', short: 'h' },
   });
   if (flags.help === true) {
@@ -54,7 +66,11 @@ export async function sandboxCommand(
     const problem = value === undefined ? undefined : credentialProblem(option, value);
     if (problem !== undefined) throw new UsageError(`--${flag}: ${problem}`);
   }
+  const clock = parseClock(flags.clock);
+  const chaos = chaosFromFlags(flags);
   const sandbox = await createSandbox({
+    ...(clock === 'manual' && { clock: createManualClock(Date.now()) }),
+    chaos,
     port: parsePort(flags.port, DEFAULT_SANDBOX_PORT),
     host: flags.host ?? '127.0.0.1',
     ...(flags['api-key'] !== undefined && { apiKey: flags['api-key'] }),
@@ -63,20 +79,15 @@ export async function sandboxCommand(
       io.out(describeAttempt(record, attempt));
     },
   });
+  const chaosNote =
+    Object.keys(chaos).length > 0 ? `  Chaos:          ${JSON.stringify(chaos)}\n` : '';
   io.out(
-    `churn-risk sandbox running\n  URL:            ${sandbox.url}\n  API key:        ${sandbox.apiKey}\n` +
-      `  Webhook secret: ${sandbox.webhookSecret}\nPress Ctrl+C to stop.\n`,
+    `churn-risk sandbox running\n  URL:            ${sandbox.url}\n` +
+      `  Dashboard:      ${sandbox.dashboardUrl}\n  API key:        ${sandbox.apiKey}\n` +
+      `  Webhook secret: ${sandbox.webhookSecret}\n  Clock:          ${clock}\n${chaosNote}` +
+      'Press Ctrl+C to stop.\n',
   );
-  await new Promise<void>((resolve) => {
-    const done = (): void => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-    stop?.addEventListener('abort', done, { once: true });
-  });
+  await waitForStop(stop);
   await sandbox.close();
   io.out('churn-risk sandbox stopped\n');
   return EXIT.ok;

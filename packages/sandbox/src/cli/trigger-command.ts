@@ -3,19 +3,23 @@ import { DELIVERY_POLICY } from '../deliveries/retry-schedule.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../deliveries/send-attempt.js';
 import { RECOMMENDATIONS } from '../scoring/signal-table.js';
 import { tierFor } from '../scoring/tier.js';
+import { applyAlertFields } from './alert-fields.js';
 import { EXIT, UsageError, type CliIo } from './cli-io.js';
 import { parseFlags } from './parse-flags.js';
 
 export const TRIGGER_HELP = `Usage: churn-risk trigger --url <webhook> --secret <secret> [options]
 
 Sends one signed test churn_risk_alert to a webhook, as the service would, and prints the
-status and body of the answer. Exits 0 on a 2xx answer, 1 otherwise.
+status, the latency and the body of the answer. Exits 0 on a 2xx answer, 1 otherwise.
 
 Options:
   --url <url>        The webhook URL (required)
   --secret <secret>  The webhook signing secret (required)
   --user <userId>    userId of the alert (default user_test_1)
   --score <0..1>     score of the alert (default 0.82); the tier follows from it
+  --set <field=value> Set any alert field (repeatable), after --user and --score:
+                     --set tier=high --set signals=payment_failed,seat_removed
+                     --set score=0.9 (JSON for numbers and new fields, else text)
   -h, --help         Show this help
 `;
 
@@ -48,6 +52,7 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
     secret: { type: 'string' },
     user: { type: 'string' },
     score: { type: 'string' },
+    set: { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h' },
   });
   if (flags.help === true) {
@@ -59,8 +64,10 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
   if (!URL.canParse(flags.url)) throw new UsageError(`--url is not a URL: "${flags.url}".`);
   const userId = flags.user ?? 'user_test_1';
   if (userId === '') throw new UsageError('--user must not be empty.');
-  const body = JSON.stringify(testAlert(userId, parseScore(flags.score), Date.now()));
+  const alert = testAlert(userId, parseScore(flags.score), Date.now());
+  const body = JSON.stringify(applyAlertFields(alert, flags.set ?? []));
   const { signature, timestamp } = signPayload({ body, secret: flags.secret });
+  const started = performance.now();
   try {
     const response = await fetch(flags.url, {
       method: 'POST',
@@ -73,7 +80,10 @@ export async function triggerCommand(args: string[], io: CliIo): Promise<number>
       signal: AbortSignal.timeout(DELIVERY_POLICY.timeoutMs),
     });
     const text = await response.text();
-    io.out(`HTTP ${response.status}\n${text}${text.endsWith('\n') || text === '' ? '' : '\n'}`);
+    const latency = Math.round(performance.now() - started);
+    io.out(
+      `HTTP ${response.status} (${latency} ms)\n${text}${text.endsWith('\n') || text === '' ? '' : '\n'}`,
+    );
     return response.ok ? EXIT.ok : EXIT.failed;
   } catch (error) {
     const cause =

@@ -1,7 +1,7 @@
 import type { wire } from '@churn-risk/core';
 import type { ChaosSettings } from '../chaos/chaos.js';
 import type { SandboxClock } from '../clock/clock.js';
-import type { Deliveries, DeliveryRecord } from '../deliveries/delivery-log.js';
+import type { Deliveries, DeliveryRecord } from '../deliveries/delivery-record.js';
 import { clockState, type ClockState } from '../routes/clock-route.js';
 import type { ChurnRiskService } from '../service/churn-risk-service.js';
 import type { ScorePoint, UserRecord } from '../users/user-store.js';

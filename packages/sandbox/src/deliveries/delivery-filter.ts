@@ -1,4 +1,4 @@
-import type { DeliveryState } from './delivery-log.js';
+import type { DeliveryState } from './delivery-record.js';
 
 /** The states a delivery can be in, for validating the `status` filter. */
 export const DELIVERY_STATES: readonly DeliveryState[] = ['pending', 'delivered', 'failed'];

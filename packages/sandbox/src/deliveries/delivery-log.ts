@@ -8,8 +8,6 @@ import { nextTryAt } from './retry-schedule.js';
 import { sendAttempt, type DeliveryAttempt, type SendAttemptOptions } from './send-attempt.js';
 import { createTrySender } from './send-try.js';
 
-export type { Deliveries, DeliveryRecord, DeliveryState } from './delivery-record.js';
-
 /** Options of `createDeliveries`. */
 export interface DeliveriesOptions {
   clock: SandboxClock;

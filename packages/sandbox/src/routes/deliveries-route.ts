@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { DELIVERY_STATES, type DeliveryFilter } from '../deliveries/delivery-filter.js';
-import type { Deliveries } from '../deliveries/delivery-log.js';
+import type { Deliveries } from '../deliveries/delivery-record.js';
 import { ApiError } from '../server/api-error.js';
 
 type RawQuery = Partial<Record<'status' | 'userId', string | string[]>>;

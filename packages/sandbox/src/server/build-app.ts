@@ -5,7 +5,7 @@ import type { SandboxClock } from '../clock/clock.js';
 import { registerDashboardRoutes } from '../dashboard/dashboard-route.js';
 import { createScriptLoader } from '../dashboard/dashboard-script.js';
 import { dashboardState } from '../dashboard/dashboard-state.js';
-import type { Deliveries } from '../deliveries/delivery-log.js';
+import type { Deliveries } from '../deliveries/delivery-record.js';
 import { registerAtRiskRoute } from '../routes/at-risk-route.js';
 import { registerClockRoute } from '../routes/clock-route.js';
 import { registerDeliveriesRoute } from '../routes/deliveries-route.js';

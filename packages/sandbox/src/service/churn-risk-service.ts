@@ -1,4 +1,4 @@
-import type { Deliveries, DeliveryRecord } from '../deliveries/delivery-log.js';
+import type { Deliveries, DeliveryRecord } from '../deliveries/delivery-record.js';
 import type { SandboxClock } from '../clock/clock.js';
 import { scoreUser, type ComputedRisk } from '../scoring/score-user.js';
 import { createUserStore, type ScoreChange, type UserStore } from '../users/user-store.js';

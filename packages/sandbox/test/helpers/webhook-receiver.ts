@@ -9,7 +9,10 @@ export interface ReceivedRequest {
   body: string;
 }
 
-/** A tiny webhook endpoint on 127.0.0.1 that records requests and answers `statusFor(n)` to the n-th (0-based). */
+/**
+ * A tiny webhook endpoint on 127.0.0.1 that records requests and answers `statusFor(n, request)`
+ * to the n-th (0-based).
+ */
 export interface TestReceiver {
   url: string;
   received: ReceivedRequest[];
@@ -17,7 +20,7 @@ export interface TestReceiver {
 }
 
 export async function startReceiver(
-  statusFor: (n: number) => number,
+  statusFor: (n: number, request: ReceivedRequest) => number,
   now: () => number = Date.now,
 ): Promise<TestReceiver> {
   const received: ReceivedRequest[] = [];
@@ -26,13 +29,14 @@ export async function startReceiver(
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const n = received.length;
-      received.push({
+      const entry = {
         at: now(),
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
-      });
+      };
+      received.push(entry);
       response
-        .writeHead(statusFor(n), { 'content-type': 'application/json' })
+        .writeHead(statusFor(n, entry), { 'content-type': 'application/json' })
         .end('{"received":true}');
     });
   });
