@@ -217,21 +217,65 @@ describe('failures', () => {
     [401, 'UNAUTHORIZED'],
     [403, 'FORBIDDEN'],
   ])(
-    'drops the batch on %i too (SPEC: any 4xx but 408/429) and reports it',
+    'keeps the batch on %i (a wrong or revoked key, SPEC 6): onError gets it, nothing is dropped, the next flush resends it',
     async (status, code) => {
-      const { batcher, errors, next } = batcherWith({ maxSize: 2 });
+      const { batcher, errors, flushed, next } = batcherWith({ maxSize: 2 });
       service.reply({ status });
-      for (const item of events(2)) batcher.push(item);
+      for (const item of events(3)) batcher.push(item);
       await next();
       expect(errors).toHaveLength(1);
-      expect(errors[0]).toMatchObject({ code, status, dropped: 2 });
+      expect(errors[0]).toBeInstanceOf(ServiceError);
+      expect(errors[0]).toMatchObject({ code, status });
+      expect(errors[0]?.dropped).toBeUndefined();
       expect(errors[0]?.message).not.toContain(API_KEY);
-      expect(batcher.size).toBe(0);
-      await expect(batcher.flush()).resolves.toBe(0);
-      expect(batches()).toEqual([['u0', 'u1']]);
+      // The refused batch is back at the head, ahead of the event that came after it.
+      expect(batcher.size).toBe(3);
+      await expect(batcher.flush()).resolves.toBe(3);
+      expect(flushed).toEqual([2, 1]);
+      expect(batches()).toEqual([['u0', 'u1'], ['u0', 'u1'], ['u2']]);
+      const keys = service.requests.map((r) => r.headers['idempotency-key']);
+      expect(keys[1]).toBe(keys[0]);
+      expect(errors).toHaveLength(1);
       await batcher.destroy();
     },
   );
+
+  it.each([
+    [401, 'UNAUTHORIZED'],
+    [403, 'FORBIDDEN'],
+  ])(
+    'an explicit flush refused with %i rejects with the error, keeps every event and drops none',
+    async (status, code) => {
+      const { batcher, errors } = batcherWith({ maxSize: 2 });
+      service.reply(accept, { status });
+      for (const item of events(5)) batcher.push(item);
+      const error = await batcher.flush().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServiceError);
+      expect(error).toMatchObject({ code, status });
+      expect((error as ServiceError).dropped).toBeUndefined();
+      expect(errors).toEqual([]);
+      // The first batch went through; the refused one and the rest wait, in order.
+      expect(batcher.size).toBe(3);
+      await expect(batcher.flush()).resolves.toBe(3);
+      expect(batches()).toEqual([['u0', 'u1'], ['u2', 'u3'], ['u2', 'u3'], ['u4']]);
+      await batcher.destroy();
+    },
+  );
+
+  it('events kept after a 401 are still bounded by maxQueueSize (QUEUE_OVERFLOW)', async () => {
+    const { batcher, errors } = batcherWith({ maxSize: 2, maxQueueSize: 3 });
+    service.reply({ status: 401 });
+    for (const item of events(2)) batcher.push(item);
+    await expect(batcher.flush()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(batcher.size).toBe(2);
+    for (const item of events(2, 2)) batcher.push(item);
+    expect(errors.map((e) => [e.code, e.dropped])).toEqual([['QUEUE_OVERFLOW', 1]]);
+    expect(batcher.size).toBe(3);
+    await expect(batcher.flush()).resolves.toBe(3);
+    // The oldest refused event went; the rest were sent in order, under a fresh key.
+    expect(batches()).toEqual([['u0', 'u1'], ['u1', 'u2'], ['u3']]);
+    await batcher.destroy();
+  });
 
   it('an explicit flush goes on after a dropped batch, then rejects with the drop', async () => {
     const { batcher, flushed, errors } = batcherWith({ maxSize: 2 });

@@ -10,12 +10,12 @@ export interface EventBatcher {
   push(item: BulkEventItem): void;
   /**
    * Sends everything queued, in order, in requests of at most `maxSize`; resolves with the number
-   * of events sent. A failure that keeps its batch (network, time-out, 408, 429, 5xx, or any error
-   * that is not a service's 4xx, e.g. from an `onRequest` hook) stops the flush and rejects with
-   * that error; the batch stays at the head. A batch rejected as invalid (any other 4xx) is dropped
-   * and the flush goes on; at the end it rejects with a `ServiceError` whose `dropped` counts the
-   * events dropped (several dropped batches are summed into one error). If both happen, it rejects
-   * with the failure and the drops go to `onError`.
+   * of events sent. A failure that keeps its batch (network, time-out, 401, 403, 408, 429, 5xx, or
+   * any error that is not a service's 4xx, e.g. from an `onRequest` hook) stops the flush and
+   * rejects with that error; the batch stays at the head. A batch rejected as invalid (any other
+   * 4xx) is dropped and the flush goes on; at the end it rejects with a `ServiceError` whose
+   * `dropped` counts the events dropped (several dropped batches are summed into one error). If
+   * both happen, it rejects with the failure and the drops go to `onError`.
    */
   flush(): Promise<number>;
   /** Stops the timer, sends what is left; rejects if that final flush fails. */
@@ -36,17 +36,20 @@ interface FlushRun {
   explicit: boolean;
 }
 
-/** Statuses after which resending may succeed: the batch is kept (with 5xx, network, time-out). */
-const RETRYABLE_4XX: ReadonlySet<number> = new Set([408, 429]);
+/**
+ * 4xx statuses after which the batch is kept (as with 5xx, network errors and time-outs): 408 and
+ * 429, after which resending may succeed, and 401 and 403, a wrong or revoked key: a configuration
+ * error, not bad data, so the events wait at the head for the key to be fixed (SPEC section 6).
+ */
+const KEPT_4XX: ReadonlySet<number> = new Set([401, 403, 408, 429]);
 
 /**
- * True when the service refused the batch itself, SPEC section 6: any 4xx other than 408 and 429,
- * 401 and 403 included (resending with the same key cannot help; the drop is reported at once, so
- * a wrong key is seen at once).
+ * True when the service refused the batch itself, SPEC section 6: any 4xx other than 401, 403,
+ * 408 and 429 (resending the same events cannot help; the drop is reported at once).
  */
 function isRejectedAsInvalid(error: unknown): error is ServiceError {
   const status = isServiceError(error) ? error.status : undefined;
-  return status !== undefined && status >= 400 && status <= 499 && !RETRYABLE_4XX.has(status);
+  return status !== undefined && status >= 400 && status <= 499 && !KEPT_4XX.has(status);
 }
 
 /** `error` as a `ServiceError` for `onError`: itself, or wrapped (code `FLUSH_FAILED`, `cause`). */
