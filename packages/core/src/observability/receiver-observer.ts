@@ -33,7 +33,7 @@ export class ReceiverObserver {
   /** `undefined` when `@opentelemetry/api` is not installed. */
   readonly telemetry: ReceiverTelemetry | undefined;
   /** False with the default logger: debug records are not even built then. */
-  readonly #verbose: boolean;
+  readonly verbose: boolean;
   readonly #now: () => number;
   #listeners: readonly RejectedListener[] = [];
 
@@ -43,7 +43,7 @@ export class ReceiverObserver {
    */
   constructor(options: { logger: unknown; now: () => number; depth: () => number }) {
     this.logger = resolveLogger(options.logger, DEFAULT_RECEIVER_LOGGER);
-    this.#verbose = this.logger !== DEFAULT_RECEIVER_LOGGER;
+    this.verbose = this.logger !== DEFAULT_RECEIVER_LOGGER;
     this.#now = options.now;
     this.telemetry = createReceiverTelemetry(options.depth);
   }
@@ -58,7 +58,7 @@ export class ReceiverObserver {
    * A delivery refused with `error` (what the receiver turns into its answer): logged at `warn`
    * (an unexpected failure, answered 500 `INTERNAL_ERROR`, at `error`), then the listeners.
    */
-  refused(error: unknown): void {
+  refused(error: unknown): RejectedDelivery {
     let rejection: RejectedDelivery;
     if (isWebhookVerificationError(error)) {
       const { status, code, message } = error;
@@ -74,27 +74,31 @@ export class ReceiverObserver {
       this.logger.error({ status: 500, code: 'INTERNAL_ERROR', err: error }, INTERNAL_MESSAGE);
     }
     for (const listener of this.#listeners) notify(listener, rejection, this.logger);
+    return rejection;
   }
 
   /** An alert accepted for processing: `debug` with its identity. */
   accepted(id: string): void {
-    if (this.#verbose) this.logger.debug({ id }, 'churn-risk alert accepted');
+    if (this.verbose) this.logger.debug({ id }, 'churn-risk alert accepted');
   }
 
   /** A redelivery of an alert already accepted: `debug`. */
   duplicate(id: string): void {
-    if (this.#verbose) this.logger.debug({ id }, 'churn-risk duplicate delivery acknowledged');
+    if (this.verbose) this.logger.debug({ id }, 'churn-risk duplicate delivery acknowledged');
   }
 
   /** A verified event this version has no schema for: `debug`. */
   ignored(event: string): void {
-    if (this.#verbose)
+    if (this.verbose)
       this.logger.debug({ event }, 'churn-risk event ignored (unknown to this version)');
   }
 
   /** A handler that failed after its retries: `error`, with the handler's error. */
   handlerFailed(id: string, tries: number, error: unknown): void {
-    this.logger.error({ id, tries, err: error }, 'churn-risk handler failed after its retries');
+    this.logger.error(
+      { id, tries, err: error },
+      `A handler of alert ${id} failed after ${tries} ${tries === 1 ? 'try' : 'tries'}`,
+    );
   }
 
   /** An internal problem that does not change an answer (a dedupe store that fails to release). */

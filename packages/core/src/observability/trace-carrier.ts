@@ -5,12 +5,13 @@ import type { SpanContext } from '@opentelemetry/api';
  * job) so that the `process` spans of whichever process runs the handlers link to it. The W3C
  * `traceparent` format, written and read here, so that it travels without a registered propagator.
  */
-export interface TraceCarrier {
+// A type alias, not an interface: it must fit `QueuedAlert.traceContext` (a string record).
+export type TraceCarrier = {
   /** `00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`. */
   traceparent: string;
   /** The W3C `tracestate` list, when the span has one. */
   tracestate?: string;
-}
+};
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 const ZERO_TRACE = '0'.repeat(32);

@@ -1,3 +1,5 @@
+import type { ReceiverObserver } from '../observability/receiver-observer.js';
+import { fromTraceCarrier } from '../observability/trace-carrier.js';
 import type { AlertProcessor, HandlerFailure, QueuedAlert } from './alert-queue.js';
 import type { RetryPolicy } from './retry-policy.js';
 import {
@@ -20,12 +22,22 @@ export class HandlerRegistry implements AlertProcessor {
   readonly concurrency: number;
   readonly retry: RetryPolicy;
   readonly #counts: { failed: number };
+  readonly #observer: ReceiverObserver;
 
-  /** `counts.failed` goes up by one for each handler that failed after its retries. */
-  constructor(concurrency: number, retry: RetryPolicy, counts: { failed: number }) {
+  /**
+   * `counts.failed` goes up by one for each handler that failed after its retries; `observer`
+   * logs failures and traces each try.
+   */
+  constructor(
+    concurrency: number,
+    retry: RetryPolicy,
+    counts: { failed: number },
+    observer: ReceiverObserver,
+  ) {
     this.concurrency = concurrency;
     this.retry = retry;
     this.#counts = counts;
+    this.#observer = observer;
   }
 
   get handlerCount(): number {
@@ -66,6 +78,7 @@ export class HandlerRegistry implements AlertProcessor {
   }
 
   #input(entry: QueuedAlert): RunHandlersInput {
+    const { telemetry } = this.#observer;
     return {
       alert: entry.alert,
       id: entry.id,
@@ -74,6 +87,12 @@ export class HandlerRegistry implements AlertProcessor {
       errorHandlers: this.errorHandlers,
       retry: this.retry,
       counts: this.#counts,
+      observer: this.#observer,
+      telemetry,
+      link:
+        telemetry === undefined || entry.traceContext === undefined
+          ? undefined
+          : fromTraceCarrier(entry.traceContext),
     };
   }
 }

@@ -1,4 +1,8 @@
+import type { Span } from '@opentelemetry/api';
 import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
+import { ReceiverObserver, type RejectedListener } from '../observability/receiver-observer.js';
+import type { ReceiverTelemetry } from '../observability/telemetry.js';
+import { toTraceCarrier } from '../observability/trace-carrier.js';
 import { alertIdentity, eventSchemas, type WebhookEventMap } from '../payload/alert-schema.js';
 import { parseEvent } from '../payload/parse-event.js';
 import { toBytes } from '../signature/bytes.js';
@@ -7,6 +11,7 @@ import type { AcceptResult, AcceptedAlert, AlertQueue, QueuedAlert } from './ale
 import { HandlerRegistry } from './alert-processor.js';
 import { waitForQueue } from './drain.js';
 import { getHeader } from './get-header.js';
+import { receiverHealth } from './health.js';
 import { createMemoryQueue } from './memory-queue.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
 import { acceptedResult, errorResponse, jsonResult, payloadTooLarge } from './responses.js';
@@ -17,6 +22,7 @@ import type {
   EventHandler,
   Receiver,
   ReceiverOptions,
+  ReceiverHealth,
   ReceiverRequest,
   ReceiverResult,
   ReceiverStats,
@@ -42,6 +48,9 @@ class WebhookReceiver implements Receiver {
   readonly #queue: AlertQueue;
   readonly #registry: HandlerRegistry;
   readonly #consume: boolean;
+  readonly #observer: ReceiverObserver;
+  /** `undefined` when `@opentelemetry/api` is not installed. */
+  readonly #telemetry: ReceiverTelemetry | undefined;
   #consuming = false;
   readonly #counts = { accepted: 0, duplicates: 0, failed: 0 };
   /** Sync mode: alerts being processed, each with whether its handlers all succeeded. */
@@ -64,11 +73,24 @@ class WebhookReceiver implements Receiver {
       config.queue ??
       createMemoryQueue({ maxQueue: config.maxQueue, dedupe: config.dedupe ?? false });
     this.#consume = config.consume;
-    this.#registry = new HandlerRegistry(config.concurrency, config.retry, this.#counts);
+    const queue = this.#queue;
+    this.#observer = new ReceiverObserver({
+      logger: options.logger,
+      now: config.now,
+      depth: () => queue.queued,
+    });
+    this.#telemetry = this.#observer.telemetry;
+    this.#registry = new HandlerRegistry(
+      config.concurrency,
+      config.retry,
+      this.#counts,
+      this.#observer,
+    );
     this.#queue.attach(this.#registry);
     const handle = (request: ReceiverRequest): Promise<ReceiverResult> => this.handle(request);
-    this.fetch = createFetchHandler(handle, config.maxBodyBytes);
-    this.node = createNodeHandler(handle, config.maxBodyBytes);
+    const refuse = (error: unknown): ReceiverResult => this.#refused(error, undefined);
+    this.fetch = createFetchHandler(handle, config.maxBodyBytes, refuse);
+    this.node = createNodeHandler(handle, config.maxBodyBytes, refuse);
   }
 
   get maxBodyBytes(): number {
@@ -98,15 +120,43 @@ class WebhookReceiver implements Receiver {
     return this;
   }
 
+  onRejected(listener: RejectedListener): this {
+    this.#observer.addRejectedListener(listener);
+    return this;
+  }
+
+  health(): Promise<ReceiverHealth> {
+    return receiverHealth(this.#queue, this.#closed);
+  }
+
   handle(request: ReceiverRequest): Promise<ReceiverResult> {
     // Up to the answer, the usual path is synchronous (the default queue answers at once): one
-    // promise per delivery instead of one per step.
+    // promise per delivery instead of one per step. Without an OpenTelemetry SDK, `span` is
+    // undefined and the instrumentation below is a few comparisons.
+    const span = this.#telemetry?.startReceive();
     try {
-      const result = this.#process(request);
-      return result instanceof Promise ? result.catch(errorResponse) : Promise.resolve(result);
+      const result = this.#process(request, span);
+      if (!(result instanceof Promise)) return Promise.resolve(this.#answered(result, span));
+      return result.then(
+        (answer) => this.#answered(answer, span),
+        (error: unknown) => this.#refused(error, span),
+      );
     } catch (error) {
-      return Promise.resolve(errorResponse(error));
+      return Promise.resolve(this.#refused(error, span));
     }
+  }
+
+  /** A delivery answered without an error: the span and the delivery counter. */
+  #answered(result: ReceiverResult, span: Span | undefined): ReceiverResult {
+    this.#telemetry?.endReceive(span, result.status, undefined);
+    return result;
+  }
+
+  /** A refused delivery: logged, told to `onRejected` listeners and counted, then answered. */
+  #refused(error: unknown, span: Span | undefined): ReceiverResult {
+    const { status, code } = this.#observer.refused(error);
+    this.#telemetry?.endReceive(span, status, code);
+    return errorResponse(error);
   }
 
   drain(options: DrainOptions = {}): Promise<void> {
@@ -116,6 +166,7 @@ class WebhookReceiver implements Receiver {
 
   close(options: DrainOptions = {}): Promise<void> {
     this.#closed = true;
+    this.#telemetry?.dispose();
     const queue = this.#queue;
     return waitForQueue(queue, (signal) => queue.close(signal), options.timeoutMs);
   }
@@ -133,7 +184,10 @@ class WebhookReceiver implements Receiver {
     });
   }
 
-  #process({ method, headers, body }: ReceiverRequest): ReceiverResult | Promise<ReceiverResult> {
+  #process(
+    { method, headers, body }: ReceiverRequest,
+    span: Span | undefined,
+  ): ReceiverResult | Promise<ReceiverResult> {
     const config = this.#config;
     if (method.toUpperCase() !== 'POST') {
       throw new WebhookVerificationError('METHOD_NOT_ALLOWED', 'Only POST is accepted.');
@@ -146,11 +200,18 @@ class WebhookReceiver implements Receiver {
       timestamp: getHeader(headers, config.timestampHeader),
     });
     const parsed = parseEvent(bytes);
-    if (parsed.kind === 'ignored') return jsonResult(202, { received: true, ignored: true });
+    if (parsed.kind === 'ignored') {
+      this.#observer.ignored(parsed.name);
+      return jsonResult(202, { received: true, ignored: true });
+    }
     if (this.#closed) refuseClosed();
 
     const alert = parsed.payload;
     const entry: QueuedAlert = { id: alertIdentity(alert), alert, receivedAt: config.now() };
+    if (span !== undefined) {
+      span.setAttribute('messaging.message.id', entry.id);
+      entry.traceContext = toTraceCarrier(span.spanContext()); // the process spans link to it
+    }
     let accepted: AcceptResult | Promise<AcceptResult>;
     try {
       accepted = this.#queue.accept(entry);
@@ -166,6 +227,7 @@ class WebhookReceiver implements Receiver {
     if (result === 'duplicate') return this.#duplicate(id);
     if (result === 'full') return refuseFull();
     this.#counts.accepted++;
+    this.#observer.accepted(id);
     if (this.#config.mode === 'async') return acceptedResult(result.done);
     return this.#settleSync(id, result);
   }
@@ -179,6 +241,7 @@ class WebhookReceiver implements Receiver {
     const first = this.#syncInFlight.get(id);
     const answer = (): ReceiverResult => {
       this.#counts.duplicates++;
+      this.#observer.duplicate(id);
       return jsonResult(202, { received: true, duplicate: true });
     };
     if (first === undefined) return answer();
@@ -206,7 +269,7 @@ class WebhookReceiver implements Receiver {
     try {
       await this.#queue.release(id);
     } catch (error) {
-      console.error(`[churn-risk] The queue failed to release alert ${id}:`, error);
+      this.#observer.internalError(`The queue failed to release alert ${id}`, { id, err: error });
     }
   }
 }

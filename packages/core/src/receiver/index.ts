@@ -27,6 +27,7 @@ export type {
   EventHandler,
   HeadersInput,
   Receiver,
+  ReceiverHealth,
   ReceiverOptions,
   ReceiverRequest,
   ReceiverResult,

@@ -1,3 +1,6 @@
+import type { SpanContext } from '@opentelemetry/api';
+import type { ReceiverObserver } from '../observability/receiver-observer.js';
+import type { ReceiverTelemetry, TryRecord } from '../observability/telemetry.js';
 import type { ChurnRiskAlert } from '../payload/alert-schema.js';
 import type { HandlerFailure } from './alert-queue.js';
 import { sleep, type RetryPolicy } from './retry-policy.js';
@@ -18,6 +21,12 @@ export interface RunHandlersInput {
   retry: RetryPolicy;
   /** Counts handler runs that failed after their retries (the receiver's `stats.failed`). */
   counts: { failed: number };
+  /** The receiver's logger and listeners. */
+  observer: ReceiverObserver;
+  /** OpenTelemetry, when `@opentelemetry/api` is installed. */
+  telemetry: ReceiverTelemetry | undefined;
+  /** The delivery's `receive` span, which each try's `process` span links to. */
+  link: SpanContext | undefined;
 }
 
 function describe(error: unknown): string {
@@ -26,8 +35,9 @@ function describe(error: unknown): string {
 }
 
 /**
- * Reports a failure to the `onError` handlers. A throwing or rejecting `onError` (or none at all)
- * falls back to `console.error` with the alert identity and the error, never options or secrets.
+ * Reports a failure to the `onError` handlers. It is logged at `error` when no `onError` handler
+ * is registered or a logger was given; a throwing or rejecting `onError` is logged at `error` too
+ * (with the alert identity and the errors, never options or secrets).
  */
 export async function report(
   error: unknown,
@@ -35,20 +45,18 @@ export async function report(
   context: AlertContext,
 ): Promise<void> {
   input.counts.failed++;
-  if (input.errorHandlers.length === 0) {
-    console.error(
-      `[churn-risk] A handler of alert ${input.id} failed after ${context.attempt + 1} tries:`,
-      error,
-    );
-    return;
+  const { observer } = input;
+  if (input.errorHandlers.length === 0 || observer.verbose) {
+    observer.handlerFailed(input.id, context.attempt + 1, error);
   }
   await Promise.all(
     input.errorHandlers.map(async (onError) => {
       try {
         await onError(error, input.alert, context);
       } catch (secondary) {
-        console.error(
-          `[churn-risk] An onError handler failed for alert ${input.id} (${describe(secondary)}); ` +
+        observer.logger.error(
+          { id: input.id, err: secondary },
+          `An onError handler failed for alert ${input.id} (${describe(secondary)}); ` +
             `the handler error was: ${describe(error)}`,
         );
       }
@@ -73,6 +81,8 @@ const succeeded = (): boolean => true;
  */
 function runOne(handler: AnyHandler, input: RunHandlersInput): boolean | Promise<boolean> {
   const context = contextOf(input, 0);
+  const record = input.telemetry?.startTry(input.link, input.id, 0);
+  if (record !== undefined) return runTraced(handler, input, context, record);
   let returned: unknown;
   try {
     returned = handler(input.alert, context);
@@ -83,6 +93,51 @@ function runOne(handler: AnyHandler, input: RunHandlersInput): boolean | Promise
   return Promise.resolve(returned).then(succeeded, (error: unknown) =>
     retry(handler, input, error, context),
   );
+}
+
+/** `runOne`'s first try inside its `process` span (an OpenTelemetry SDK is recording). */
+function runTraced(
+  handler: AnyHandler,
+  input: RunHandlersInput,
+  context: AlertContext,
+  record: TryRecord,
+): boolean | Promise<boolean> {
+  const telemetry = input.telemetry as ReceiverTelemetry;
+  const failed = (error: unknown): Promise<boolean> => {
+    telemetry.endTry(record, true, error);
+    return retry(handler, input, error, context);
+  };
+  let returned: unknown;
+  try {
+    returned = telemetry.runInTry(record, () => handler(input.alert, context));
+  } catch (error) {
+    return failed(error);
+  }
+  const ok = (): boolean => {
+    telemetry.endTry(record, false);
+    return true;
+  };
+  return isThenable(returned) ? Promise.resolve(returned).then(ok, failed) : ok();
+}
+
+/** One awaited try, in its `process` span when tracing: `undefined` or what it threw. */
+async function tryOnce(
+  handler: AnyHandler,
+  input: RunHandlersInput,
+  context: AlertContext,
+): Promise<{ error: unknown } | undefined> {
+  const { telemetry } = input;
+  const record = telemetry?.startTry(input.link, input.id, context.attempt);
+  try {
+    if (record === undefined) await handler(input.alert, context);
+    else
+      await (telemetry as ReceiverTelemetry).runInTry(record, () => handler(input.alert, context));
+  } catch (error) {
+    telemetry?.endTry(record, true, error);
+    return { error };
+  }
+  telemetry?.endTry(record, false);
+  return undefined;
 }
 
 /** After a failed try (`failed` is its context): the retries, then `onError` if all fail. */
@@ -97,12 +152,9 @@ async function retry(
   while (context.attempt < input.retry.retries) {
     await sleep(input.retry.delayMs(context.attempt + 1));
     context = contextOf(input, context.attempt + 1);
-    try {
-      await handler(input.alert, context);
-      return true;
-    } catch (next) {
-      lastError = next;
-    }
+    const outcome = await tryOnce(handler, input, context);
+    if (outcome === undefined) return true;
+    lastError = outcome.error;
   }
   await report(lastError, input, context);
   return false;
@@ -144,11 +196,8 @@ export async function tryHandlers(
   await Promise.all(
     input.handlers.map(async (handler, index) => {
       if (skip.has(index)) return;
-      try {
-        await handler(input.alert, context);
-      } catch (error) {
-        failures.push({ index, error });
-      }
+      const outcome = await tryOnce(handler, input, context);
+      if (outcome !== undefined) failures.push({ index, error: outcome.error });
     }),
   );
   return failures.sort((a, b) => a.index - b.index);

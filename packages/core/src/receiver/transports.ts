@@ -6,14 +6,16 @@ import { errorResponse } from './responses.js';
 import type { Receiver, ReceiverRequest, ReceiverResult } from './types.js';
 
 type Handle = (request: ReceiverRequest) => Promise<ReceiverResult>;
+/** The answer to a body that could not be read (also logged and reported by the receiver). */
+type Refuse = (error: unknown) => ReceiverResult;
 
 function isPost(method: string | undefined): boolean {
   return method?.toUpperCase() === 'POST';
 }
 
 /** The answer to a body that could not be read within the limit. */
-function readFailure(error: unknown): ReceiverResult {
-  const result = errorResponse(error);
+function readFailure(error: unknown, refuse: Refuse): ReceiverResult {
+  const result = refuse(error);
   // The rest of the body is left unread: the connection cannot be reused.
   if (isWebhookVerificationError(error)) result.headers.connection = 'close';
   return result;
@@ -23,6 +25,7 @@ async function readAndHandle(
   handle: Handle,
   maxBytes: number,
   request: Request,
+  refuse: Refuse,
 ): Promise<ReceiverResult> {
   if (!isPost(request.method)) {
     return handle({ method: request.method, headers: request.headers, body: null });
@@ -31,18 +34,22 @@ async function readAndHandle(
   try {
     body = await readWebBody(request, maxBytes);
   } catch (error) {
-    return errorResponse(error);
+    return refuse(error);
   }
   return handle({ method: request.method, headers: request.headers, body });
 }
 
 /** `receiver.fetch`: Web `Request` in, `Response` out; the body is read with the limit enforced. */
-export function createFetchHandler(handle: Handle, maxBytes: number): Receiver['fetch'] {
+export function createFetchHandler(
+  handle: Handle,
+  maxBytes: number,
+  refuse: Refuse = errorResponse,
+): Receiver['fetch'] {
   return async function fetchHandler(
     request: Request,
     options?: { waitUntil?: (promise: Promise<unknown>) => void },
   ): Promise<Response> {
-    const result = await readAndHandle(handle, maxBytes, request);
+    const result = await readAndHandle(handle, maxBytes, request, refuse);
     options?.waitUntil?.(result.done);
     return new Response(result.body, { status: result.status, headers: result.headers });
   };
@@ -52,7 +59,11 @@ export function createFetchHandler(handle: Handle, maxBytes: number): Receiver['
  * `receiver.node`: a Node request listener. It reads the raw stream with the limit enforced, answers,
  * and resolves once the answer is written (processing may go on; see `drain`). It never rejects.
  */
-export function createNodeHandler(handle: Handle, maxBytes: number): Receiver['node'] {
+export function createNodeHandler(
+  handle: Handle,
+  maxBytes: number,
+  refuse: Refuse = errorResponse,
+): Receiver['node'] {
   return async function nodeHandler(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let result: ReceiverResult;
     try {
@@ -60,7 +71,7 @@ export function createNodeHandler(handle: Handle, maxBytes: number): Receiver['n
       result = await handle({ method: req.method ?? '', headers: req.headers, body });
     } catch (error) {
       if (req.destroyed && !isWebhookVerificationError(error)) return; // the client went away
-      result = readFailure(error);
+      result = readFailure(error, refuse);
     }
     sendNodeResponse(res, result);
   };

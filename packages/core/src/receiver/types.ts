@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChurnRiskAlert, WebhookEventMap } from '../payload/alert-schema.js';
+import type { Logger } from '../observability/logger.js';
+import type { RejectedListener } from '../observability/receiver-observer.js';
 import type { AlertQueue } from './alert-queue.js';
 import type { Secret } from '../signature/secrets.js';
 import type { SignedContent } from '../signature/signed-content.js';
@@ -76,6 +78,18 @@ export interface ReceiverOptions {
    * accepts alerts into a durable `queue`; worker processes run the handlers.
    */
   consume?: boolean;
+  /**
+   * Where the receiver logs (SPEC section 10): a pino-style logger, called as `(fields, message)`.
+   * Every refused delivery at `warn` with its `status` and `code`, every accepted alert at `debug`
+   * with its identity, a handler that failed after its retries at `error`. Nothing logged holds a
+   * secret, a signature header, an expected signature or the body. Default: errors (a handler that
+   * failed, when no `onError` handler is registered) to `console.error`, nothing else.
+   *
+   * @example
+   * import pino from 'pino';
+   * const receiver = createReceiver({ secret, logger: pino({ level: 'info' }) });
+   */
+  logger?: Logger;
   /** Clock in milliseconds, like `Date.now` (for tests). */
   now?: () => number;
 }
@@ -154,6 +168,16 @@ export interface Receiver<E = WebhookEventMap> {
   off<K extends keyof E>(name: K, handler: EventHandler<E, K>): this;
   /** Registers a handler of failures that remain after a handler's retries. */
   onError(handler: ErrorHandler): this;
+  /**
+   * Registers a listener of refused deliveries (`status`, `code`, `message`, `receivedAt`), for
+   * security monitoring. A listener that throws or rejects never changes the answer.
+   *
+   * @example
+   * receiver.onRejected(({ status, code }) => {
+   *   if (code === 'INVALID_SIGNATURE') metrics.increment('forged_webhooks');
+   * });
+   */
+  onRejected(listener: RejectedListener): this;
   /** Verifies, parses and dispatches one delivery; never rejects. */
   handle(request: ReceiverRequest): Promise<ReceiverResult>;
   /** Web `Request` in, `Response` out; `waitUntil` receives `result.done` when given. */
@@ -174,4 +198,29 @@ export interface Receiver<E = WebhookEventMap> {
   readonly maxBodyBytes: number;
   /** A snapshot of the counters. */
   readonly stats: ReceiverStats;
+  /**
+   * For readiness probes: `ok` is false once the receiver is closed or its queue's store does not
+   * answer. Never rejects.
+   *
+   * @example
+   * app.get('/healthz', async (_req, res) => {
+   *   const health = await receiver.health();
+   *   res.status(health.ok ? 200 : 503).json(health);
+   * });
+   */
+  health(): Promise<ReceiverHealth>;
+}
+
+/** What `receiver.health()` reports. */
+export interface ReceiverHealth {
+  /** True when the receiver takes deliveries and its queue's store answers. */
+  ok: boolean;
+  /** True after `close()`. */
+  closed: boolean;
+  /** Alerts waiting in this process. */
+  queued: number;
+  /** Alerts being processed in this process. */
+  running: number;
+  /** The queue's reachability, when the queue reports it (a durable queue such as Redis). */
+  queue?: { kind: string; reachable: boolean; error?: string };
 }
