@@ -16,6 +16,7 @@ const BENCHMARKS: Record<string, () => Promise<Runner>> = {
   memory: async () => (await import('./ack/run-memory.js')).runMemory,
   batcher: async () => (await import('./batcher/run-batcher.js')).runBatcher,
   next: async () => (await import('./next/run-next.js')).runNext,
+  redis: async () => (await import('./redis/run-redis.js')).runRedis,
 };
 
 function parseArgs(argv: readonly string[]): { names: string[]; settings: BenchSettings } {

@@ -1,0 +1,121 @@
+import { loadCells, summarizeRounds, type RoundsSummary } from '../lib/load-summary.js';
+import { formatNumber, formatRatio, markdownTable, median } from '../lib/table.js';
+import type { BenchResult, BenchSettings } from '../lib/types.js';
+import { measureRedisServers, type JobCount, type RedisRound } from './measure.js';
+
+/** Each framework: the hand-written BullMQ route (reference), ours on Redis, ours in memory. */
+const FRAMEWORKS = [
+  { framework: 'Express 5', prefix: 'express', adapter: 'createMiddleware(receiver)' },
+  { framework: 'Fastify 5', prefix: 'fastify', adapter: 'churnRiskPlugin' },
+] as const;
+const GOAL = 0.9;
+const CONNECTIONS = 32;
+
+const label = (adapter: string, kind: string): string =>
+  kind === 'hand-bullmq'
+    ? 'reference: raw body + hand-written check + BullMQ queue.add (dedupe)'
+    : kind === 'ours-redis'
+      ? `${adapter}, createRedisQueue, consume: false`
+      : `${adapter}, default in-memory queue (information)`;
+
+const COLUMNS = [
+  'req/s (median)',
+  'vs reference',
+  'server CPU per request (µs)',
+  'CPU: reference / this',
+  'latency p50 / p99 (ms)',
+  'answers',
+  'redis-server CPU per request (µs)',
+  'paired by round: req/s / CPU',
+  'rounds: req/s / CPU µs',
+];
+
+/** The median over the rounds of the ratio to the reference in the same round. */
+function paired(
+  rounds: readonly RedisRound[],
+  reference: readonly RedisRound[],
+  of: (r: RedisRound) => number,
+): number {
+  return median(rounds.map((r, i) => of(r) / of(reference[i] as RedisRound)));
+}
+
+function jobsNote(name: string, count: JobCount | undefined): string {
+  if (count === undefined) return '';
+  const extra = count.stored - count.answered;
+  const ok = extra >= 0 && extra <= count.loads * CONNECTIONS;
+  return `${name}: ${formatNumber(count.stored)} jobs in Redis for ${formatNumber(count.answered)} counted 202s (${ok ? 'ok' : 'MISMATCH'})`;
+}
+
+/**
+ * `pnpm bench redis`: the receiver with the Redis queue against a hand-written route in the same
+ * framework that verifies and calls BullMQ's `queue.add` itself; the in-memory receiver for
+ * information. One redis-server for the run; see measure.ts.
+ */
+export async function runRedis(settings: BenchSettings): Promise<BenchResult> {
+  const kinds = ['hand-bullmq', 'ours-redis', 'ours-memory'];
+  const { only } = settings;
+  // --only=<text>: every framework that has a server whose name contains it, with its reference.
+  const names = FRAMEWORKS.map((f) => kinds.map((kind) => `${f.prefix}-${kind}`))
+    .filter((group) => only === undefined || group.some((name) => name.includes(only)))
+    .flat();
+  if (names.length === 0) throw new Error(`no Redis benchmark server matches "${only ?? ''}"`);
+  const rounds = settings.quick ? 1 : 4;
+  const duration = settings.quick ? 2 : 5;
+  const measured = await measureRedisServers(names, {
+    connections: CONNECTIONS,
+    rounds,
+    duration,
+    warmup: settings.quick ? 1 : 3,
+  });
+  const roundsOf = (name: string): RedisRound[] => measured.rounds.get(name) ?? [];
+  const summary = (name: string): RoundsSummary => summarizeRounds(roundsOf(name));
+
+  const rows: string[][] = [];
+  const verdicts: string[] = [];
+  for (const { framework, prefix, adapter } of FRAMEWORKS) {
+    const reference = `${prefix}-hand-bullmq`;
+    if (!names.includes(reference)) continue;
+    const base = summary(reference);
+    for (const kind of kinds) {
+      const name = `${prefix}-${kind}`;
+      const own = roundsOf(name);
+      const pairs = [
+        paired(own, roundsOf(reference), (r) => r.requestsPerSecond),
+        paired(own, roundsOf(reference), (r) => 1 / r.cpuPerRequest),
+      ];
+      rows.push([
+        framework,
+        label(adapter, kind),
+        ...loadCells(summary(name), base),
+        formatNumber(median(own.map((r) => r.redisCpuPerRequest))),
+        pairs.map(formatRatio).join(' / '),
+        own
+          .map((r) => `${formatNumber(r.requestsPerSecond)} / ${r.cpuPerRequest.toFixed(0)}`)
+          .join('; '),
+      ]);
+      if (kind !== 'ours-redis') continue;
+      const rps = summary(name).rps / base.rps;
+      const cpu = base.cpu / summary(name).cpu;
+      const met = rps >= GOAL && cpu >= GOAL;
+      verdicts.push(
+        `- ${framework}: ours with the Redis queue at ${formatRatio(rps)} of the hand-written BullMQ route in req/s and ${formatRatio(cpu)} in server CPU per request (paired by round: ${pairs.map(formatRatio).join(' / ')}; goal >= ${formatRatio(GOAL)}: ${met ? 'met' : 'NOT met'})`,
+      );
+    }
+  }
+  const table = markdownTable(['framework', 'server', ...COLUMNS], rows);
+  const jobs = names.map((name) => jobsNote(name, measured.jobs.get(name))).filter(Boolean);
+  const notes = [
+    `${CONNECTIONS} connections, ${rounds} interleaved round(s) of ${duration} s per server after a warm-up;`,
+    'each request a fresh ~250-byte alert (new identity) signed when sent. One redis-server for the run',
+    '(127.0.0.1, no persistence), each server in its own child process with its own key prefix.',
+    "Server CPU per request: the server process's user + system CPU time in a round over the requests",
+    "answered in it; redis-server's likewise, from /proc (10 ms ticks). Medians over the rounds;",
+    '"paired by round" is the median of the per-round ratios to the reference measured in the same round.',
+  ].join(' ');
+  return {
+    name: 'redis',
+    title: 'Redis mode: receiver with the Redis queue vs a hand-written BullMQ route (autocannon)',
+    markdown: `${table}\n\n${verdicts.join('\n')}\n\n${notes}\n\nJobs stored (no dedupe short-circuit): ${jobs.join('; ')}.`,
+    data: { rounds: Object.fromEntries(measured.rounds), jobs: Object.fromEntries(measured.jobs) },
+  };
+}

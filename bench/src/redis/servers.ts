@@ -1,0 +1,104 @@
+/**
+ * The servers of `pnpm bench redis`, one per child process (`server.ts <name> <redis URL> <prefix>`):
+ * in Express and in Fastify, the receiver with the Redis queue (`consume: false`, a web process),
+ * the hand-written BullMQ route it is compared with, and the default in-memory receiver.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { createReceiver, type Receiver } from '@churn-risk/core';
+import { createMiddleware } from '@churn-risk/express';
+import { churnRiskPlugin } from '@churn-risk/fastify';
+import { createRedisQueue } from '@churn-risk/redis';
+import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
+import { handEnqueue } from './hand-bullmq.js';
+
+/** Where a server's Redis work goes: the run's redis-server and this server's own key prefix. */
+export interface RedisTarget {
+  url: string;
+  prefix: string;
+}
+
+/** A web process: accepts into Redis, runs no handlers. */
+function redisReceiver({ url, prefix }: RedisTarget): Receiver {
+  return createReceiver({
+    secret: SECRET,
+    queue: createRedisQueue({ connection: url, prefix }),
+    consume: false,
+  });
+}
+
+/** The default receiver (in-memory queue and dedupe) with one no-op handler, as in `bench http`. */
+function memoryReceiver(): Receiver {
+  return createReceiver({ secret: SECRET }).on('churn_risk_alert', () => undefined);
+}
+
+const headerOf = (value: string | string[] | undefined): string | undefined =>
+  typeof value === 'string' ? value : undefined;
+
+function listenExpress(app: express.Express): Promise<number> {
+  const server = createServer(app);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+async function listenFastify(app: FastifyInstance): Promise<number> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return (app.server.address() as AddressInfo).port;
+}
+
+function expressHand(target: RedisTarget): Promise<number> {
+  const enqueue = handEnqueue(target.url, target.prefix);
+  const app = express();
+  app.post(WEBHOOK_PATH, express.raw({ type: '*/*', limit: '1mb' }), (req, res) => {
+    const signature = req.get('x-service-signature');
+    void enqueue(req.body, signature, req.get('x-service-timestamp')).then((answer) => {
+      res.status(answer.status).json(answer.body);
+    });
+  });
+  return listenExpress(app);
+}
+
+function expressReceiver(receiver: Receiver): Promise<number> {
+  const app = express();
+  app.post(WEBHOOK_PATH, createMiddleware(receiver));
+  return listenExpress(app);
+}
+
+async function fastifyHand(target: RedisTarget): Promise<number> {
+  const enqueue = handEnqueue(target.url, target.prefix);
+  const app = Fastify({ logger: false });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    done(null, body);
+  });
+  app.post(WEBHOOK_PATH, async (request, reply) => {
+    const { headers } = request;
+    const answer = await enqueue(
+      request.body,
+      headerOf(headers['x-service-signature']),
+      headerOf(headers['x-service-timestamp']),
+    );
+    return reply.code(answer.status).send(answer.body);
+  });
+  return listenFastify(app);
+}
+
+async function fastifyReceiver(receiver: Receiver): Promise<number> {
+  const app = Fastify({ logger: false });
+  await app.register(churnRiskPlugin, { receiver, path: WEBHOOK_PATH });
+  return listenFastify(app);
+}
+
+/** Each server: starts listening on 127.0.0.1 and resolves with its port. */
+export const REDIS_SERVERS: Record<string, (target: RedisTarget) => Promise<number>> = {
+  'express-hand-bullmq': expressHand,
+  'express-ours-redis': (target) => expressReceiver(redisReceiver(target)),
+  'express-ours-memory': () => expressReceiver(memoryReceiver()),
+  'fastify-hand-bullmq': fastifyHand,
+  'fastify-ours-redis': (target) => fastifyReceiver(redisReceiver(target)),
+  'fastify-ours-memory': () => fastifyReceiver(memoryReceiver()),
+};
