@@ -8,6 +8,7 @@ export {
   isWebhookVerificationError,
 } from './errors/webhook-verification-error.js';
 export { WEBHOOK_ERROR_STATUS, type WebhookErrorCode } from './errors/webhook-error-status.js';
+export { RAW_BODY_MISSING, rawBodyMissingResult } from './errors/raw-body-missing.js';
 export {
   churnRiskAlertSchema,
   riskTierSchema,

@@ -1,4 +1,4 @@
-import { signPayload } from '@churn-risk/core';
+import { RAW_BODY_MISSING, rawBodyMissingResult, signPayload } from '@churn-risk/core';
 import express, { type RequestHandler } from 'express';
 import { request as httpRequest, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -95,6 +95,10 @@ describe('createMiddleware with body parsers', () => {
     expect(response.status).toBe(500);
     const { error } = response.body as { error: { code: string; message: string } };
     expect(error.code).toBe('RAW_BODY_MISSING');
+    expect(error.code).toBe(RAW_BODY_MISSING);
+    // The core's one message, ending with the Express fix.
+    const shared = JSON.parse(rawBodyMissingResult('').body) as { error: { message: string } };
+    expect(error.message.startsWith(shared.error.message.trim())).toBe(true);
     expect(error.message).toContain('before express.json()');
     expect(error.message).toContain('express.json({ verify: rawBodySaver })');
     expect(response.text).not.toContain(SECRET);

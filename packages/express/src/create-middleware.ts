@@ -1,5 +1,6 @@
 import {
   errorResponse,
+  rawBodyMissingResult,
   readNodeBody,
   sendNodeResponse,
   type Receiver,
@@ -8,10 +9,10 @@ import {
 import type { Request, RequestHandler, Response } from 'express';
 import type { RequestWithRawBody } from './raw-body-saver.js';
 
-const RAW_BODY_MISSING =
-  'The request body was consumed by a body parser (such as express.json()) and its raw bytes were ' +
-  'not kept, so the webhook signature cannot be verified. Mount the churn-risk middleware before ' +
-  'express.json(), or use express.json({ verify: rawBodySaver }) from @churn-risk/express.';
+/** The fix `RAW_BODY_MISSING` names in Express. */
+const RAW_BODY_FIX =
+  'Mount the churn-risk middleware before express.json() (or any other body parser), or use ' +
+  'express.json({ verify: rawBodySaver }) from @churn-risk/express.';
 
 /** The raw bytes a body parser left: `rawBodySaver`'s copy, `express.raw()`'s Buffer or `express.text()`'s string. */
 function keptBody(req: Request): RawBody | undefined {
@@ -40,7 +41,7 @@ async function handle(receiver: Receiver, req: Request, res: Response): Promise<
   try {
     const body = await rawBodyOf(req, receiver.maxBodyBytes);
     if (body === undefined) {
-      res.status(500).json({ error: { code: 'RAW_BODY_MISSING', message: RAW_BODY_MISSING } });
+      sendNodeResponse(res, rawBodyMissingResult(RAW_BODY_FIX));
       return;
     }
     const result = await receiver.handle({ method: req.method, headers: req.headers, body });

@@ -6,7 +6,12 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NextApiRequest, NextApiResponse } from 'next';
-import { createReceiver, type Receiver } from '@churn-risk/core';
+import {
+  createReceiver,
+  RAW_BODY_MISSING,
+  rawBodyMissingResult,
+  type Receiver,
+} from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BODY_PARSER_CONFIG_LINE, createPagesHandler } from './create-pages-handler.js';
@@ -116,6 +121,10 @@ describe('createPagesHandler', () => {
     expect(answer.headers['content-type']).toMatch(/^application\/json/);
     const { error } = JSON.parse(answer.body) as { error: { code: string; message: string } };
     expect(error.code).toBe('RAW_BODY_MISSING');
+    expect(error.code).toBe(RAW_BODY_MISSING);
+    // The core's one message, ending with the Pages Router fix.
+    const shared = JSON.parse(rawBodyMissingResult('').body) as { error: { message: string } };
+    expect(error.message.startsWith(shared.error.message.trim())).toBe(true);
     expect(error.message).toContain(BODY_PARSER_CONFIG_LINE);
     expect(BODY_PARSER_CONFIG_LINE).toBe('export const config = { api: { bodyParser: false } };');
     await receiver.drain({ timeoutMs: 5000 });

@@ -3,6 +3,7 @@ import type { NextApiRequest, NextApiResponse } from 'next';
 import {
   errorResponse,
   isWebhookVerificationError,
+  rawBodyMissingResult,
   readNodeBody,
   sendNodeResponse,
 } from '@churn-risk/core';
@@ -14,12 +15,8 @@ export type PagesHandler = (req: NextApiRequest, res: NextApiResponse) => Promis
 /** The line a Pages Router webhook route needs so that Next leaves the raw body unread. */
 export const BODY_PARSER_CONFIG_LINE = 'export const config = { api: { bodyParser: false } };';
 
-const BODY_ALREADY_READ = JSON.stringify({
-  error: {
-    code: 'RAW_BODY_MISSING',
-    message: `Next.js already parsed the request body, so its raw bytes cannot be verified. Add \`${BODY_PARSER_CONFIG_LINE}\` to this API route.`,
-  },
-});
+/** The fix `RAW_BODY_MISSING` names in a Pages Router API route. */
+const RAW_BODY_FIX = `Next.js parses API route bodies by default: add \`${BODY_PARSER_CONFIG_LINE}\` to this API route.`;
 
 type PagesRequest = IncomingMessage & { body?: unknown };
 
@@ -41,7 +38,7 @@ export function createPagesHandler(
     // `Allow: POST`), whether or not Next's body parser ran.
     if (req.method?.toUpperCase() === 'POST') {
       if (req.body !== undefined || req.readableEnded) {
-        res.writeHead(500, { 'content-type': 'application/json' }).end(BODY_ALREADY_READ);
+        sendNodeResponse(res, rawBodyMissingResult(RAW_BODY_FIX));
         return;
       }
       try {
