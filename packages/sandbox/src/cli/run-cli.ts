@@ -1,5 +1,6 @@
 import { EXIT, UsageError, type CliIo } from './cli-io.js';
 import { DELIVERIES_HELP, deliveriesCommand } from './deliveries-command.js';
+import { FAILED_HELP, failedCommand } from './failed-command.js';
 import { REPLAY_HELP, replayCommand } from './replay-command.js';
 import { SANDBOX_HELP, sandboxCommand } from './sandbox-command.js';
 import { TRIGGER_HELP, triggerCommand } from './trigger-command.js';
@@ -11,6 +12,7 @@ Commands:
   trigger     Send one signed test alert (any field with --set) and print the answer and latency
   deliveries  Print a running sandbox's delivery log (--follow for new tries as they happen)
   replay      Send a delivery of a running sandbox again
+  failed      List or retry alerts that failed after all their tries (@churn-risk/redis)
 
 Run "churn-risk <command> --help" for the options of a command.
 `;
@@ -23,6 +25,7 @@ const COMMANDS: Record<
   trigger: { run: triggerCommand, help: TRIGGER_HELP },
   deliveries: { run: deliveriesCommand, help: DELIVERIES_HELP },
   replay: { run: replayCommand, help: REPLAY_HELP },
+  failed: { run: failedCommand, help: FAILED_HELP },
 };
 
 /**
