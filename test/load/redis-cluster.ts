@@ -1,0 +1,181 @@
+/**
+ * The Redis cluster scenario: web processes that only accept (`consume: false`), worker processes
+ * that run the handler, one redis-server; alerts sent over HTTP, some redelivered to another web
+ * process; one worker killed with SIGKILL partway and started again.
+ */
+import { startRedisServer, type RedisServer } from '@churn-risk/redis/testing';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnTs, type NodeProcess } from '../support/node-process.js';
+import {
+  SECRET,
+  WEB_SCRIPT,
+  WORKER_SCRIPT,
+  deliveryOf,
+  freshAlert,
+  readLog,
+  tempLog,
+} from '../redis/fixtures.js';
+import { keepAliveAgent, runPool, send } from './http-pool.js';
+import { seededRandom } from './seeded-random.js';
+
+export interface ClusterOptions {
+  alerts: number;
+  webs: number;
+  workers: number;
+  redeliveryRate: number;
+  /** SIGKILL one worker once this many first deliveries were answered. */
+  killAfter: number;
+  seed: number;
+}
+
+/** What the scenario observed. */
+export interface ClusterReport {
+  accepted: string[];
+  refused: number;
+  redelivered: number;
+  duplicatesAnswered: number;
+  redeliveriesNotDuplicate: string[];
+  killedPid: number;
+  /** Each alert id with the [kind, pid] lines of its handler runs, in log order. */
+  runs: Map<string, [string, string][]>;
+  workerExitCodes: (number | null)[];
+  webExitCodes: (number | null)[];
+}
+
+const WORKER_ENV = { LOCK_MS: '2000', CONCURRENCY: '16', WORK_MS: '10' };
+
+/** Runs the scenario and tears everything down, also on failure. */
+export async function runCluster(options: ClusterOptions): Promise<ClusterReport> {
+  const log = tempLog('cluster');
+  const processes: NodeProcess[] = [];
+  let redis: RedisServer | undefined;
+  const agent = keepAliveAgent(32);
+  try {
+    redis = await startRedisServer();
+    const base = { REDIS_URL: redis.url, PREFIX: 'cluster', SECRET };
+    const worker = (n: number): NodeProcess => {
+      const child = spawnTs(WORKER_SCRIPT, {
+        ...base,
+        ...WORKER_ENV,
+        LOG_FILE: join(log.dir, `worker-${n}.log`),
+      });
+      processes.push(child);
+      return child;
+    };
+    const webs = Array.from({ length: options.webs }, () => spawnTs(WEB_SCRIPT, base));
+    processes.push(...webs);
+    await Promise.all(webs.map((web) => web.waitForLines(/^listening on /)));
+    const urls = webs.map(
+      (web) => `${(web.lines[0] ?? '').slice('listening on '.length)}/webhooks`,
+    );
+    const workers = Array.from({ length: options.workers }, (_, n) => worker(n));
+    await Promise.all(workers.map((w) => w.waitForLines(/^worker ready/)));
+
+    const random = seededRandom(options.seed);
+    const plan = Array.from({ length: options.alerts }, (_, i) => ({
+      ...freshAlert('cluster'),
+      web: i % options.webs,
+      redeliver: random() < options.redeliveryRate,
+    }));
+    const accepted: string[] = [];
+    let refused = 0;
+    let answered = 0;
+    let killedPid = -1;
+    let restart: Promise<void> | undefined;
+    const later: { alert: Record<string, unknown>; id: string; web: number }[] = [];
+    let next = 0;
+    await runPool(
+      32,
+      () => plan[next++],
+      async (item) => {
+        const answer = await send(agent, urls[item.web] ?? '', deliveryOf(item.alert));
+        if (answer.status === 202) accepted.push(item.id);
+        else refused += 1;
+        if (item.redeliver) later.push({ ...item, web: (item.web + 1) % options.webs });
+        answered += 1;
+        if (answered === options.killAfter) {
+          restart = killMidHandler(workers[0] as NodeProcess, join(log.dir, 'worker-0.log')).then(
+            (pid) => {
+              killedPid = pid;
+              const again = worker(options.workers);
+              return again.waitForLines(/^worker ready/);
+            },
+          );
+        }
+      },
+    );
+    let duplicatesAnswered = 0;
+    const redeliveriesNotDuplicate: string[] = [];
+    let r = 0;
+    await runPool(
+      32,
+      () => later[r++],
+      async (item) => {
+        const answer = await send(agent, urls[item.web] ?? '', deliveryOf(item.alert));
+        if (answer.status === 202 && answer.body.includes('"duplicate":true'))
+          duplicatesAnswered += 1;
+        else redeliveriesNotDuplicate.push(`${item.id}: ${answer.status} ${answer.body}`);
+      },
+    );
+    await restart;
+
+    // Wait until every accepted alert has finished at least once (or give up after 3 minutes).
+    const runs = (): Map<string, [string, string][]> => collectRuns(log.dir);
+    const until = Date.now() + 180_000;
+    for (;;) {
+      const seen = runs();
+      if (accepted.every((id) => seen.get(id)?.some(([kind]) => kind === 'done'))) break;
+      if (Date.now() > until) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const alive = processes.filter((p) => p.pid !== killedPid);
+    for (const p of alive) p.kill('SIGTERM');
+    const codes = await Promise.all(alive.map((p) => p.exited));
+    const workerCodes = codes.slice(options.webs);
+    return {
+      accepted,
+      refused,
+      redelivered: later.length,
+      duplicatesAnswered,
+      redeliveriesNotDuplicate,
+      killedPid,
+      runs: runs(),
+      workerExitCodes: workerCodes,
+      webExitCodes: codes.slice(0, options.webs),
+    };
+  } finally {
+    agent.destroy();
+    for (const p of processes) p.kill('SIGKILL');
+    await redis?.stop();
+    redis?.cleanup();
+    log.remove();
+  }
+}
+
+/** SIGKILLs `victim` at a moment when its log shows a handler started and not finished. */
+async function killMidHandler(victim: NodeProcess, logFile: string): Promise<number> {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const lines = readLog(logFile);
+    const started = lines.filter(([kind]) => kind === 'start').length;
+    const done = lines.filter(([kind]) => kind === 'done').length;
+    if (started > done || Date.now() > until) break;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  victim.kill('SIGKILL');
+  await victim.exited;
+  return victim.pid;
+}
+
+function collectRuns(dir: string): Map<string, [string, string][]> {
+  const runs = new Map<string, [string, string][]>();
+  for (const name of readdirSync(dir).sort()) {
+    for (const [kind, id, pid] of readLog(join(dir, name))) {
+      const list = runs.get(id) ?? [];
+      list.push([kind, pid]);
+      runs.set(id, list);
+    }
+  }
+  return runs;
+}
