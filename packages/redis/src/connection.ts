@@ -77,3 +77,23 @@ export function openConnections(connection: RedisConnection): Connections {
     },
   };
 }
+
+/**
+ * Resolves once `client` is connected; rejects after `timeoutMs` (the accepting client's commands
+ * would fail at once before then, as its offline queue is off).
+ */
+export function whenReady(client: Redis, timeoutMs: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      client.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      client.off('ready', done);
+      reject(new Error(`Redis was not reachable within ${timeoutMs} ms.`));
+    }, timeoutMs);
+    client.on('ready', done);
+  });
+}

@@ -1,6 +1,6 @@
 import type { DedupeStore } from '@churn-risk/core';
 import { randomUUID } from 'node:crypto';
-import { openConnections, type RedisConnection } from './connection.js';
+import { openConnections, whenReady, type RedisConnection } from './connection.js';
 
 /** Options of `createRedisDedupeStore`. */
 export interface RedisDedupeStoreOptions {
@@ -8,6 +8,8 @@ export interface RedisDedupeStoreOptions {
   connection: RedisConnection;
   /** Key prefix. Default `churn-risk`; keys are `<prefix>:dedupe:<identity>`. */
   prefix?: string;
+  /** Longest wait for a connection before a claim fails (answered 503). Default 2,000 ms. */
+  connectTimeoutMs?: number;
 }
 
 /** The Redis dedupe store, with `close()` for the connection it opened. */
@@ -38,16 +40,22 @@ export function createRedisDedupeStore(options: RedisDedupeStoreOptions): RedisD
   if (typeof prefix !== 'string' || prefix === '' || /\s/.test(prefix)) {
     throw new TypeError('prefix must be a non-empty string without whitespace.');
   }
+  const connectTimeoutMs = options.connectTimeoutMs ?? 2000;
+  if (!Number.isInteger(connectTimeoutMs) || connectTimeoutMs < 1) {
+    throw new TypeError('connectTimeoutMs must be a whole number of milliseconds, at least 1.');
+  }
   const connections = openConnections(options.connection);
   const redis = connections.client;
   const token = randomUUID(); // this store's claims
   const keyOf = (key: string): string => `${prefix}:dedupe:${key}`;
   return {
     async claim(key, ttlMs) {
+      await whenReady(redis, connectTimeoutMs);
       const set = await redis.set(keyOf(key), token, 'PX', ttlMs, 'NX');
       return set === 'OK';
     },
     async release(key) {
+      await whenReady(redis, connectTimeoutMs);
       await redis.eval(RELEASE_SCRIPT, 1, keyOf(key), token);
     },
     close: () => connections.close(),
