@@ -17,14 +17,14 @@ code, .num, time { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; 
 main, .notice { padding: 8px 20px 24px; }
 .notice h2 { color: var(--bad); }
 h2 { font-size: 15px; margin: 14px 0 6px; }
-.grid { display: grid; grid-template-columns: minmax(0, 1.8fr) minmax(0, 1fr); gap: 20px; }
-.scroll { overflow-x: auto; max-height: 340px; overflow-y: auto; }
+.grid aside { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 2.6fr); gap: 24px; }
+.scroll { overflow-x: auto; max-height: 300px; overflow-y: auto; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--line); vertical-align: middle; }
 thead th { font-size: 12px; color: var(--muted); font-weight: 600; position: sticky; top: 0; background: var(--bg); }
 .user-id, .delivery-id, .webhook { overflow-wrap: anywhere; }
-th .user-id { display: inline-block; min-width: 8ch; }
-.signals, .traits, .events { font-size: 12.5px; max-width: 220px; }
+th .user-id { display: inline-block; min-width: 10ch; }
+.signals, .traits, .events { font-size: 12.5px; max-width: 260px; }
 .tier, .badge { display: inline-block; padding: 0 6px; border-radius: 9px; font-size: 12px;
   border: 1px solid currentColor; }
 .tier-low, .delivered, .ok { color: var(--ok); }
