@@ -187,3 +187,41 @@ describe('webhook deliveries', () => {
     expect(running.deliveries.list()[0]!.state).toBe('pending');
   });
 });
+
+describe('many tries in flight at once', () => {
+  it('emits no MaxListenersExceededWarning (each try listens for the sandbox closing)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning.name);
+    };
+    process.on('warning', onWarning);
+    try {
+      const clock = createManualClock();
+      sandbox = await createSandbox({ clock });
+      receiver = await startReceiver(() => 202, clock.now);
+      const client = new ChurnRiskClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.url });
+      const users = Array.from({ length: 20 }, (_, i) => `many_${i}`);
+      for (const userId of users) {
+        await client.watch(userId, { threshold: 0.7, webhook: receiver.url, cooldown: '24h' });
+      }
+      // One bulk request drives every user over the threshold: 20 tries start together.
+      await client.trackBulk(
+        users.flatMap((userId) =>
+          [
+            'login',
+            'payment_failed',
+            'payment_failed',
+            'plan_downgraded',
+            'support_ticket_opened',
+          ].map((event) => ({ userId, event })),
+        ),
+      );
+      await sandbox.deliveries.idle();
+      expect(receiver.received).toHaveLength(20);
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on a later tick
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { ChurnRiskAlert } from '@churn-risk/core';
 import { createChaos, type Chaos } from '../chaos/chaos.js';
@@ -40,6 +41,9 @@ export function createDeliveries(options: DeliveriesOptions): Deliveries {
   const entries = new Map<string, Entry>();
   const inFlight = new Set<Promise<void>>();
   const closing = new AbortController();
+  // Every try in flight listens for the close (and stops listening when it ends): any number of
+  // concurrent tries is expected, not a leak.
+  setMaxListeners(0, closing.signal);
   let waiters: (() => void)[] = [];
 
   const settleWaiters = (): void => {
