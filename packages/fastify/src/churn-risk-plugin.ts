@@ -1,4 +1,9 @@
-import { errorResponse, WebhookVerificationError, type Receiver } from '@churn-risk/core';
+import {
+  errorResponse,
+  WebhookVerificationError,
+  type Receiver,
+  type ReceiverResult,
+} from '@churn-risk/core';
 import type { FastifyError, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -23,6 +28,11 @@ function rawBodyOf(request: FastifyRequest): Uint8Array | null {
   return request.body instanceof Uint8Array ? request.body : null;
 }
 
+/** Writes the receiver's answer: its status, headers and (already serialised) body. */
+function send(reply: FastifyReply, result: ReceiverResult): void {
+  void reply.code(result.status).headers(result.headers).send(result.body);
+}
+
 const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, done) => {
   const { receiver, path } = options;
   // This scope is encapsulated: its parsers apply to the webhook route only, never to sibling routes.
@@ -45,14 +55,24 @@ const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, don
     method: METHODS,
     url: path,
     bodyLimit: receiver.maxBodyBytes,
-    async handler(request: FastifyRequest, reply: FastifyReply) {
+    // Not `async`: the receiver's promise is the only one per delivery (an async handler adds its
+    // own, which Fastify then waits on with one more `then`). Fastify waits for `reply.send`.
+    handler(request: FastifyRequest, reply: FastifyReply): void {
       const { method, headers } = request;
       // Put back the Content-Type the hook replaced, for the receiver and for any later hook.
       const original = originalContentType.get(request);
       if (original === undefined) delete headers['content-type'];
       else headers['content-type'] = original;
-      const result = await receiver.handle({ method, headers, body: rawBodyOf(request) });
-      return reply.code(result.status).headers(result.headers).send(result.body);
+      // `handle` never rejects (every failure is an answer); a rejection would reach Fastify's
+      // error handling all the same.
+      receiver.handle({ method, headers, body: rawBodyOf(request) }).then(
+        (result) => {
+          send(reply, result);
+        },
+        (error: unknown) => {
+          void reply.send(error);
+        },
+      );
     },
     errorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
       // Fastify stops reading at `bodyLimit`: answer with the receiver's own 413 body.
@@ -61,8 +81,7 @@ const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, don
         'PAYLOAD_TOO_LARGE',
         `The body is larger than the limit of ${receiver.maxBodyBytes} bytes.`,
       );
-      const result = errorResponse(tooLarge);
-      void reply.code(result.status).headers(result.headers).send(result.body);
+      send(reply, errorResponse(tooLarge));
     },
   });
 
