@@ -3,10 +3,11 @@
  * Every "ours" server uses a default receiver (async mode, dedupe on) with one no-op handler, so
  * the number is the cost of receiving, verifying, parsing, deduplicating and enqueueing a delivery.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
+import { Webhooks, createNodeMiddleware } from '@octokit/webhooks';
 import { createReceiver, type Receiver } from '@churn-risk/core';
 import { createMiddleware } from '@churn-risk/express';
 import { churnRiskPlugin } from '@churn-risk/fastify';
@@ -14,8 +15,11 @@ import { createRouteHandler } from '@churn-risk/next';
 import { webRequestListener } from '../../../test/support/web-bridge.js';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
 import { handVerified } from '../lib/hand-check.js';
+import { FASTIFY_VARIANTS } from './fastify-variants.js';
 
 const ACCEPTED = { received: true };
+const ACCEPTED_JSON = JSON.stringify(ACCEPTED);
+const JSON_HEADERS = { 'content-type': 'application/json' };
 
 function receiver(): Receiver {
   const r = createReceiver({ secret: SECRET });
@@ -37,6 +41,26 @@ const headerOf = (value: string | string[] | undefined): string | undefined =>
 function webServer(handler: (request: Request) => Promise<Response>): Server {
   return createServer(webRequestListener(handler));
 }
+
+/** The whole body of a node:http request. */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () =>
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)),
+    );
+    req.on('error', reject);
+  });
+}
+
+/** `@octokit/webhooks` logs every refused delivery; the check sends one on purpose. */
+const quietLog = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
 
 export const SERVERS: Record<string, () => Promise<number>> = {
   'express-bare': () => {
@@ -91,6 +115,43 @@ export const SERVERS: Record<string, () => Promise<number>> = {
     await app.listen({ port: 0, host: '127.0.0.1' });
     return (app.server.address() as AddressInfo).port;
   },
+  'node-bare': () =>
+    listen(
+      createServer((req, res) => {
+        readBody(req).then(
+          (body) => {
+            JSON.parse(body.toString('utf8'));
+            res.writeHead(202, JSON_HEADERS).end(ACCEPTED_JSON);
+          },
+          () => res.destroy(),
+        );
+      }),
+    ),
+  'node-octokit': () => {
+    const webhooks = new Webhooks({ secret: SECRET, log: quietLog });
+    webhooks.on('ping', () => undefined);
+    const middleware = createNodeMiddleware(webhooks, { path: WEBHOOK_PATH, log: quietLog });
+    return listen(createServer((req, res) => void middleware(req, res)));
+  },
+  'node-ours': () => {
+    const { node } = receiver();
+    return listen(createServer((req, res) => void node(req, res)));
+  },
+  'next-hand': () =>
+    listen(
+      webServer(async (request) => {
+        const body = Buffer.from(await request.arrayBuffer());
+        const { headers } = request;
+        const ok = handVerified(
+          body,
+          headers.get('x-service-signature') ?? undefined,
+          headers.get('x-service-timestamp') ?? undefined,
+        );
+        return ok
+          ? Response.json(ACCEPTED, { status: 202 })
+          : Response.json({ error: { code: 'INVALID_SIGNATURE', message: 'no' } }, { status: 401 });
+      }),
+    ),
   'next-bare': () =>
     listen(
       webServer(async (request) => {
@@ -99,4 +160,5 @@ export const SERVERS: Record<string, () => Promise<number>> = {
       }),
     ),
   'next-ours': () => listen(webServer(createRouteHandler(receiver()))),
+  ...FASTIFY_VARIANTS,
 };

@@ -39,3 +39,21 @@ export function signHeaders(
   const hex = createHmac('sha256', secret).update(timestamp).update('.').update(body).digest('hex');
   return { 'x-service-signature': `sha256=${hex}`, 'x-service-timestamp': timestamp };
 }
+
+/**
+ * GitHub's signature header for `@octokit/webhooks`' middleware: `x-hub-signature-256` is
+ * `sha256=<hex>` of the HMAC over the body alone (no timestamp), plus the event name and delivery
+ * id headers the middleware requires.
+ */
+export function signGithubHeaders(
+  body: string | Uint8Array,
+  secret: string = SECRET,
+): Record<string, string> {
+  const hex = createHmac('sha256', secret).update(body).digest('hex');
+  counter += 1;
+  return {
+    'x-github-event': 'ping',
+    'x-github-delivery': `delivery-${process.pid}-${counter}`,
+    'x-hub-signature-256': `sha256=${hex}`,
+  };
+}

@@ -33,17 +33,22 @@ export function summarizeRounds(rounds: readonly MeasuredRound[]): RoundsSummary
   };
 }
 
-/** The columns `loadCells` fills, after the ones naming the server. */
-export const LOAD_COLUMNS: readonly string[] = [
-  'req/s (median)',
-  'vs bare',
-  'server CPU per request (µs)',
-  'CPU: bare / this',
-  'latency p50 / p99 (ms)',
-  'answers',
-];
+/** The columns `loadCells` fills, after the ones naming the server; ratios against `reference`. */
+export function loadColumns(reference: string): readonly string[] {
+  return [
+    'req/s (median)',
+    `vs ${reference}`,
+    'server CPU per request (µs)',
+    `CPU: ${reference} / this`,
+    'latency p50 / p99 (ms)',
+    'answers',
+  ];
+}
 
-/** A server's cells for `LOAD_COLUMNS`, with its ratios to the bare server's summary. */
+/** `loadColumns` against the bare route. */
+export const LOAD_COLUMNS: readonly string[] = loadColumns('bare');
+
+/** A server's cells for `loadColumns`, with its ratios to the reference server's summary. */
 export function loadCells(summary: RoundsSummary, bare: RoundsSummary): string[] {
   return [
     formatNumber(summary.rps),

@@ -8,6 +8,8 @@ export interface LoadOptions {
   amount?: number;
   /** The request path; `WEBHOOK_PATH` by default. */
   path?: string;
+  /** The signature headers for a body; `signHeaders` (SPEC section 2) by default. */
+  sign?: (body: string) => Record<string, string>;
 }
 
 export interface LoadResult {
@@ -26,6 +28,7 @@ export interface LoadResult {
  * receiver's dedupe never short-circuits) signed at the moment it is sent.
  */
 export async function signedLoad(port: number, options: LoadOptions): Promise<LoadResult> {
+  const sign = options.sign ?? signHeaders;
   const result: Result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: options.connections,
@@ -42,7 +45,7 @@ export async function signedLoad(port: number, options: LoadOptions): Promise<Lo
           return {
             ...request,
             body,
-            headers: { 'content-type': 'application/json', ...signHeaders(body) },
+            headers: { 'content-type': 'application/json', ...sign(body) },
           };
         },
       },

@@ -1,0 +1,242 @@
+/**
+ * Variants of the hand-written Fastify route, each adding one thing the plugin does (issue 12's
+ * suspects), for `compare.ts`: what each costs, measured side by side with the hand-written route
+ * and the plugin. Not part of `pnpm bench`.
+ */
+import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { createReceiver, createVerifier, parseEvent, type Receiver } from '@churn-risk/core';
+import { churnRiskPlugin } from '@churn-risk/fastify';
+import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
+import { handVerified } from '../lib/hand-check.js';
+
+const ACCEPTED = { received: true };
+const ACCEPTED_JSON = JSON.stringify(ACCEPTED);
+const RAW_TYPE = 'application/octet-stream';
+const METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
+
+const headerOf = (value: string | string[] | undefined): string | undefined =>
+  typeof value === 'string' ? value : undefined;
+
+function receiver(dedupe = true): Receiver {
+  const r = createReceiver({ secret: SECRET, ...(dedupe ? {} : { dedupe: false }) });
+  r.on('churn_risk_alert', () => undefined);
+  return r;
+}
+
+const verified = (request: FastifyRequest): boolean =>
+  handVerified(
+    request.body,
+    headerOf(request.headers['x-service-signature']),
+    headerOf(request.headers['x-service-timestamp']),
+  );
+
+type Setup = (app: FastifyInstance) => void | Promise<void>;
+
+/** A Fastify app with no content-type parsers, set up by `setup`, ready (not listening). */
+export async function variantApp(setup: Setup): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false });
+  app.removeAllContentTypeParsers();
+  await setup(app);
+  await app.ready();
+  return app;
+}
+
+const anyTypeRaw = (app: FastifyInstance): void => {
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    done(null, body);
+  });
+};
+
+async function handAnswer(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  if (verified(request)) return reply.code(202).send(ACCEPTED);
+  return reply.code(401).send({ error: { code: 'INVALID_SIGNATURE', message: 'no' } });
+}
+
+/** The receiver's answer, written as the plugin writes it. */
+async function receiverAnswer(
+  r: Receiver,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const body = request.body instanceof Uint8Array ? request.body : null;
+  const result = await r.handle({ method: request.method, headers: request.headers, body });
+  return reply.code(result.status).headers(result.headers).send(result.body);
+}
+
+/** Each variant's setup of an app that has no content-type parsers. */
+export const FASTIFY_SETUPS: Record<string, Setup> = {
+  /** The hand-written route of `fastify-hand`. */
+  'fx-hand': (app) => {
+    anyTypeRaw(app);
+    app.post(WEBHOOK_PATH, handAnswer);
+  },
+  /** The plugin, as `fastify-ours` registers it. */
+  'fx-ours': async (app) => {
+    await app.register(churnRiskPlugin, { receiver: receiver(), path: WEBHOOK_PATH });
+  },
+  /** The hand-written route plus the plugin's onRequest content-type hook and its WeakMap. */
+  'fx-hand-hook': (app) => {
+    const original = new WeakMap<FastifyRequest, string>();
+    app.addContentTypeParser(RAW_TYPE, { parseAs: 'buffer' }, (_request, body, done) => {
+      done(null, body);
+    });
+    app.addHook('onRequest', (request, _reply, done) => {
+      const type = request.headers['content-type'];
+      if (type !== undefined) original.set(request, type);
+      request.headers['content-type'] = RAW_TYPE;
+      done();
+    });
+    app.post(WEBHOOK_PATH, async (request, reply) => {
+      const type = original.get(request);
+      if (type === undefined) delete request.headers['content-type'];
+      else request.headers['content-type'] = type;
+      return handAnswer(request, reply);
+    });
+  },
+  /** The hand-written route registered for every method. */
+  'fx-hand-methods': (app) => {
+    anyTypeRaw(app);
+    app.route({ method: METHODS, url: WEBHOOK_PATH, handler: handAnswer });
+  },
+  /** The hand-written route with a synchronous handler. */
+  'fx-hand-sync': (app) => {
+    anyTypeRaw(app);
+    app.post(WEBHOOK_PATH, (request, reply) => {
+      if (verified(request)) void reply.code(202).send(ACCEPTED);
+      else void reply.code(401).send({ error: { code: 'INVALID_SIGNATURE', message: 'no' } });
+    });
+  },
+  /** The hand-written route answering with `reply.headers(object)` and a string body. */
+  'fx-hand-headers': (app) => {
+    anyTypeRaw(app);
+    app.post(WEBHOOK_PATH, async (request, reply) => {
+      if (!verified(request)) return reply.code(401).send('no');
+      return reply.code(202).headers({ 'content-type': 'application/json' }).send(ACCEPTED_JSON);
+    });
+  },
+  /** The hand-written route's shape, with the receiver's `handle` in place of the check. */
+  'fx-hand-receiver': (app) => {
+    const r = receiver();
+    anyTypeRaw(app);
+    app.post(WEBHOOK_PATH, (request, reply) => receiverAnswer(r, request, reply));
+  },
+  /** As `fx-hand-receiver`, with a receiver without dedupe. */
+  'fx-hand-receiver-nodedupe': (app) => {
+    const r = receiver(false);
+    anyTypeRaw(app);
+    app.post(WEBHOOK_PATH, (request, reply) => receiverAnswer(r, request, reply));
+  },
+  /** The hand-written route with the core's verifier and zod parsing in place of the check. */
+  'fx-hand-verifier': (app) => {
+    const verify = createVerifier({ secret: SECRET });
+    anyTypeRaw(app);
+    app.post(WEBHOOK_PATH, async (request, reply) => {
+      const body = request.body as Uint8Array;
+      verify({
+        body,
+        signature: headerOf(request.headers['x-service-signature']),
+        timestamp: headerOf(request.headers['x-service-timestamp']),
+      });
+      const parsed = parseEvent(body);
+      if (parsed.kind !== 'known') throw new Error('not an alert');
+      return reply.code(202).send(ACCEPTED);
+    });
+  },
+  /** The hand-written route plus one `setImmediate` per event-loop turn, as the receiver's queue defers its handlers. */
+  'fx-hand-immediate': (app) => {
+    let scheduled = false;
+    const tick = (): void => {
+      scheduled = false;
+    };
+    anyTypeRaw(app);
+    app.post(WEBHOOK_PATH, async (request, reply) => {
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(tick);
+      }
+      return handAnswer(request, reply);
+    });
+  },
+  /** The plugin's route without the content-type hook (catch-all raw parser), non-async handler. */
+  'fx-plugin-nohook': (app) => {
+    const r = receiver();
+    anyTypeRaw(app);
+    app.route({
+      method: METHODS,
+      url: WEBHOOK_PATH,
+      bodyLimit: r.maxBodyBytes,
+      handler(request, reply) {
+        const body = request.body instanceof Uint8Array ? request.body : null;
+        void r.handle({ method: request.method, headers: request.headers, body }).then((result) => {
+          void reply.code(result.status).headers(result.headers).send(result.body);
+        });
+      },
+    });
+  },
+  /** The plugin as it was before issue 12 (hook and WeakMap, every method, async handler). */
+  'fx-plugin-before': (app) => {
+    const r = receiver();
+    const original = new WeakMap<FastifyRequest, string>();
+    app.addContentTypeParser(RAW_TYPE, { parseAs: 'buffer' }, (_request, body, done) => {
+      done(null, body);
+    });
+    app.addHook('onRequest', (request, _reply, done) => {
+      const type = request.headers['content-type'];
+      if (type !== undefined) original.set(request, type);
+      request.headers['content-type'] = RAW_TYPE;
+      done();
+    });
+    app.route({
+      method: METHODS,
+      url: WEBHOOK_PATH,
+      bodyLimit: r.maxBodyBytes,
+      async handler(request, reply) {
+        const type = original.get(request);
+        if (type === undefined) delete request.headers['content-type'];
+        else request.headers['content-type'] = type;
+        return receiverAnswer(r, request, reply);
+      },
+    });
+  },
+  /** The plugin's route with its content-type hook and WeakMap, non-async handler. */
+  'fx-plugin-hook-sync': (app) => {
+    const r = receiver();
+    const original = new WeakMap<FastifyRequest, string>();
+    app.addContentTypeParser(RAW_TYPE, { parseAs: 'buffer' }, (_request, body, done) => {
+      done(null, body);
+    });
+    app.addHook('onRequest', (request, _reply, done) => {
+      const type = request.headers['content-type'];
+      if (type !== undefined) original.set(request, type);
+      request.headers['content-type'] = RAW_TYPE;
+      done();
+    });
+    app.route({
+      method: METHODS,
+      url: WEBHOOK_PATH,
+      bodyLimit: r.maxBodyBytes,
+      handler(request, reply) {
+        const type = original.get(request);
+        if (type === undefined) delete request.headers['content-type'];
+        else request.headers['content-type'] = type;
+        const body = request.body instanceof Uint8Array ? request.body : null;
+        void r.handle({ method: request.method, headers: request.headers, body }).then((result) => {
+          void reply.code(result.status).headers(result.headers).send(result.body);
+        });
+      },
+    });
+  },
+};
+
+/** The variants as HTTP servers for `compare.ts` (`server.ts <name>`). */
+export const FASTIFY_VARIANTS: Record<string, () => Promise<number>> = Object.fromEntries(
+  Object.entries(FASTIFY_SETUPS).map(([name, setup]) => [
+    name,
+    async () => {
+      const app = await variantApp(setup);
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      return (app.server.address() as AddressInfo).port;
+    },
+  ]),
+);
