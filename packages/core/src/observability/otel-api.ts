@@ -12,12 +12,18 @@ import type * as OtelApiModule from '@opentelemetry/api';
 /** The `@opentelemetry/api` module. */
 export type OtelApi = typeof OtelApiModule;
 
-type CreateRequire = (from: string) => (id: string) => unknown;
+interface RequireLike {
+  (id: string): unknown;
+  resolve: { paths(request: string): string[] | null };
+}
+type CreateRequire = (from: string) => RequireLike;
 
 interface ProcessLike {
   getBuiltinModule?: (id: string) => { createRequire?: CreateRequire } | undefined;
   cwd?: () => string;
 }
+
+const NAME = '@opentelemetry/api';
 
 let cached: OtelApi | null | undefined;
 
@@ -28,6 +34,27 @@ function looksLikeOtelApi(value: unknown): value is OtelApi {
     typeof api.metrics?.getMeterProvider === 'function' &&
     typeof api.context?.active === 'function'
   );
+}
+
+/**
+ * The API by name; else its CommonJS entry (`main`) by path. The second way serves processes run
+ * with a `module` export condition (vitest passes one to Node): there the name resolves to the
+ * API's `module` build, whose extension-less ESM imports Node cannot load.
+ */
+function requireApi(require: RequireLike): unknown {
+  try {
+    return require(NAME);
+  } catch {
+    for (const dir of require.resolve.paths(NAME) ?? []) {
+      try {
+        const { main } = require(`${dir}/${NAME}/package.json`) as { main?: unknown };
+        if (typeof main === 'string') return require(`${dir}/${NAME}/${main}`);
+      } catch {
+        // not installed there
+      }
+    }
+    return undefined;
+  }
 }
 
 /** Tries each place it may be installed: beside this package, then the app's working directory. */
@@ -44,10 +71,10 @@ function load(): OtelApi | null {
   if (typeof process?.cwd === 'function') origins.push(`${process.cwd()}/`);
   for (const origin of origins) {
     try {
-      const api = createRequire(origin)('@opentelemetry/api');
+      const api = requireApi(createRequire(origin));
       if (looksLikeOtelApi(api)) return api;
     } catch {
-      // not installed there
+      // a bad origin: try the next
     }
   }
   return null;

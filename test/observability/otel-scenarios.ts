@@ -1,0 +1,143 @@
+/**
+ * Runs the receiver under the OpenTelemetry SDK (in-memory span exporter, on-demand metric reader)
+ * and prints what was recorded as one JSON line. A child process of `receiver-otel.test.ts`:
+ * vitest runs Node with the `module` export condition, under which the OpenTelemetry packages
+ * resolve to builds Node cannot load; here they load as any app loads them.
+ * Usage: node --conditions=@churn-risk/source --import tsx otel-scenarios.ts [REDIS_URL]
+ */
+import { createReceiver, type ReceiverRequest } from '@churn-risk/core';
+import { createTestDelivery } from '@churn-risk/core/testing';
+import { createRedisQueue } from '@churn-risk/redis';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { installTestSdk, otel, type TestSdk } from './otel-test-sdk.js';
+
+const SECRET = 'whsec_otel_test_secret';
+
+/** What the test asserts on: a span as plain JSON. */
+export interface SpanJson {
+  name: string;
+  kind: number;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | undefined;
+  attributes: Record<string, unknown>;
+  links: { traceId: string; spanId: string }[];
+  status: number;
+  events: { name: string; attributes: Record<string, unknown> }[];
+}
+
+function toJson(span: ReadableSpan): SpanJson {
+  return {
+    name: span.name,
+    kind: span.kind,
+    traceId: span.spanContext().traceId,
+    spanId: span.spanContext().spanId,
+    parentSpanId: span.parentSpanContext?.spanId,
+    attributes: { ...span.attributes },
+    links: span.links.map((link) => ({
+      traceId: link.context.traceId,
+      spanId: link.context.spanId,
+    })),
+    status: span.status.code,
+    events: span.events.map((event) => ({ name: event.name, attributes: { ...event.attributes } })),
+  };
+}
+
+function delivery(userId: string, secret = SECRET): ReceiverRequest & { id: string } {
+  const signed = createTestDelivery({ userId }, { secret });
+  const id = `${userId}:${signed.alert.triggeredAt}`;
+  return { method: 'POST', headers: signed.headers, body: signed.body, id };
+}
+
+/** Two handlers, the second failing its first try; the handler makes a span of its own. */
+async function traces(sdk: TestSdk): Promise<unknown> {
+  const receiver = createReceiver({ secret: SECRET, retries: { retries: 2, backoffMs: () => 0 } });
+  let calls = 0;
+  receiver.on('churn_risk_alert', () => undefined);
+  receiver.on('churn_risk_alert', async () => {
+    calls++;
+    await Promise.resolve();
+    if (calls === 1) throw new TypeError('first try fails');
+    otel.trace.getTracer('app').startSpan('app work').end();
+  });
+  const request = delivery('user_traced');
+  const result = await otel.trace
+    .getTracer('http')
+    .startActiveSpan('POST /webhooks', async (server) => {
+      const answer = await receiver.handle(request);
+      server.end();
+      return answer;
+    });
+  await result.done;
+  const forged = await receiver.handle(delivery('user_forged', 'wrong-secret'));
+  return {
+    id: request.id,
+    statuses: [result.status, forged.status],
+    spans: sdk.spans().map(toJson),
+  };
+}
+
+/** Deliveries of every kind, then the metrics. */
+async function metrics(sdk: TestSdk): Promise<unknown> {
+  const receiver = createReceiver({ secret: SECRET, retries: { retries: 1, backoffMs: () => 0 } });
+  let fail = true;
+  receiver.on('churn_risk_alert', () => {
+    if (!fail) return;
+    fail = false;
+    throw new Error('once');
+  });
+  const first = delivery('user_a');
+  await (
+    await receiver.handle(first)
+  ).done;
+  await receiver.handle(first); // a duplicate: 202 again
+  await receiver.handle(delivery('user_b', 'wrong-secret'));
+  await receiver.handle(delivery('user_c', 'wrong-secret'));
+  await receiver.handle({ method: 'GET', headers: {}, body: null });
+  await receiver.drain();
+  await sdk.collect();
+  const points = (name: string): unknown[] =>
+    sdk.points(name).map((point) => ({ attributes: point.attributes, value: point.value }));
+  return {
+    deliveries: points('churn_risk.webhook.deliveries'),
+    durations: points('churn_risk.alert.process.duration'),
+    depth: points('churn_risk.queue.depth'),
+  };
+}
+
+/** Redis mode: a web receiver accepts, a worker receiver (its own connections) processes. */
+async function redis(sdk: TestSdk, url: string): Promise<unknown> {
+  const prefix = `otel-${String(process.pid)}`;
+  const webQueue = createRedisQueue({ connection: url, prefix });
+  const web = createReceiver({ secret: SECRET, queue: webQueue, consume: false });
+  const workerQueue = createRedisQueue({ connection: url, prefix });
+  const worker = createReceiver({ secret: SECRET, queue: workerQueue });
+  const processed = new Promise<void>((resolve) => {
+    worker.on('churn_risk_alert', () => {
+      resolve();
+    });
+  });
+  const request = delivery('user_redis');
+  const answer = await web.handle(request);
+  await processed;
+  await worker.close({ timeoutMs: 10_000 });
+  await web.close({ timeoutMs: 10_000 });
+  return { id: request.id, status: answer.status, spans: sdk.spans().map(toJson) };
+}
+
+const output: Record<string, unknown> = {};
+for (const [name, run] of [
+  ['traces', traces],
+  ['metrics', metrics],
+  ...(process.argv[2] === undefined
+    ? []
+    : [['redis', (sdk: TestSdk) => redis(sdk, process.argv[2] as string)] as const]),
+] as const) {
+  const sdk = installTestSdk();
+  try {
+    output[name] = await run(sdk);
+  } finally {
+    await sdk.uninstall();
+  }
+}
+console.log(JSON.stringify(output));
