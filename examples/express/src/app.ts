@@ -36,6 +36,12 @@ export function createApp(options: AppOptions): ExampleApp {
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // Readiness: 200 while the receiver takes deliveries, 503 once it is closing (or its queue's
+  // store stops answering), so that a load balancer stops sending webhooks here.
+  app.get('/healthz', async (_req, res) => {
+    const health = await receiver.health();
+    res.status(health.ok ? 200 : 503).json(health);
+  });
   app.get('/api/notes', (_req, res) => {
     res.json({ notes });
   });

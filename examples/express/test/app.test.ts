@@ -38,6 +38,17 @@ describe('express example app (in process)', () => {
     expect(list.notes).toHaveLength(1);
   });
 
+  it('answers GET /healthz 200 while it takes deliveries, 503 once the receiver is closed', async () => {
+    const base = await start();
+    const up = await fetch(`${base}/healthz`);
+    expect(up.status).toBe(200);
+    expect(await up.json()).toEqual({ ok: true, closed: false, queued: 0, running: 0 });
+    await example?.receiver.close();
+    const down = await fetch(`${base}/healthz`);
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({ ok: false, closed: true });
+  });
+
   it('records a signed delivery and serves it at GET /alerts', async () => {
     const base = await start();
     const { headers, body, alert } = createTestDelivery({ userId: 'acme_ops' }, { secret: SECRET });

@@ -29,6 +29,12 @@ export async function createApp(options: AppOptions): Promise<ExampleApp> {
   const app = Fastify();
   const notes: { id: string; text: string }[] = [];
   app.get('/health', () => ({ status: 'ok' }));
+  // Readiness: 200 while the receiver takes deliveries, 503 once it is closing (or its queue's
+  // store stops answering), so that a load balancer stops sending webhooks here.
+  app.get('/healthz', async (_request, reply) => {
+    const health = await receiver.health();
+    return reply.code(health.ok ? 200 : 503).send(health);
+  });
   app.get('/api/notes', () => ({ notes }));
   app.post<{ Body: { text?: unknown } | undefined }>('/api/notes', async (request, reply) => {
     const text = request.body?.text;

@@ -11,6 +11,18 @@ describe('fastify example app (in process)', () => {
     await example?.app.close();
   });
 
+  it('answers GET /healthz 200 while it takes deliveries, 503 once the receiver is closed', async () => {
+    example = await createApp({ secret: SECRET });
+    const { app, receiver } = example;
+    const up = await app.inject({ method: 'GET', url: '/healthz' });
+    expect(up.statusCode).toBe(200);
+    expect(up.json()).toEqual({ ok: true, closed: false, queued: 0, running: 0 });
+    await receiver.close();
+    const down = await app.inject({ method: 'GET', url: '/healthz' });
+    expect(down.statusCode).toBe(503);
+    expect(down.json()).toMatchObject({ ok: false, closed: true });
+  });
+
   it('keeps parsing JSON on its own routes', async () => {
     example = await createApp({ secret: SECRET });
     const { app } = example;
