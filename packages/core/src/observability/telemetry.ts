@@ -2,6 +2,7 @@ import type {
   Attributes,
   Counter,
   Histogram,
+  MeterProvider,
   ObservableGauge,
   Span,
   SpanContext,
@@ -47,6 +48,14 @@ interface Instruments {
 
 const isNoop = (value: object, name: string): boolean => value.constructor.name === name;
 
+/**
+ * Where every copy of the API (major version 1) keeps what an SDK registered. Reading it first
+ * spares the API calls, when no SDK is registered, on every delivery.
+ */
+const GLOBAL_KEY = Symbol.for('opentelemetry.js.api.1');
+const registered = (): { trace?: unknown; metrics?: unknown } | undefined =>
+  (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown } | undefined>)[GLOBAL_KEY];
+
 /** The error's type for `error.type`: its name, else its constructor's, else `_OTHER`. */
 export function errorType(error: unknown): string {
   if (error instanceof Error) return error.name;
@@ -68,7 +77,7 @@ export class ReceiverTelemetry {
   };
   #tracerProvider: TracerProvider | undefined;
   #tracer: Tracer | undefined;
-  #meterProvider: unknown;
+  #meterProvider: MeterProvider | undefined;
   #instruments: Instruments | undefined;
   readonly #deliveryAttributes = new Map<number, Map<string, Attributes>>();
 
@@ -81,6 +90,7 @@ export class ReceiverTelemetry {
 
   /** The tracer of the registered SDK, or `undefined` when none records traces. */
   #liveTracer(): Tracer | undefined {
+    if (registered()?.trace === undefined) return undefined; // no SDK: one property read
     const provider = this.#api.trace.getTracerProvider();
     // The API's proxy provider gets its delegate when an SDK registers, possibly after this.
     const delegate =
@@ -96,12 +106,15 @@ export class ReceiverTelemetry {
 
   /** The instruments of the registered meter provider, or `undefined` when there is none. */
   #metrics(): Instruments | undefined {
-    const provider = this.#api.metrics.getMeterProvider();
+    const provider =
+      registered()?.metrics === undefined
+        ? undefined // no SDK: one property read
+        : this.#api.metrics.getMeterProvider();
     if (provider === this.#meterProvider) return this.#instruments;
     this.#instruments?.depth.removeCallback(this.#observeDepth);
     this.#meterProvider = provider;
     this.#instruments = undefined;
-    if (isNoop(provider, 'NoopMeterProvider')) return undefined;
+    if (provider === undefined || isNoop(provider, 'NoopMeterProvider')) return undefined;
     const meter = provider.getMeter(INSTRUMENTATION_SCOPE, VERSION);
     const instruments: Instruments = {
       deliveries: meter.createCounter(METRIC_NAMES.deliveries, {
