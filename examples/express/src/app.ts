@@ -1,4 +1,4 @@
-import { createReceiver, type ChurnRiskAlert, type Receiver } from '@churn-risk/core';
+import { createReceiver, type ChurnRiskAlert, type Logger, type Receiver } from '@churn-risk/core';
 import { createMiddleware } from '@churn-risk/express';
 import express from 'express';
 import { randomUUID } from 'node:crypto';
@@ -8,6 +8,8 @@ import { createAlertLog, type AlertLogOptions } from './alert-log.js';
 export interface AppOptions extends AlertLogOptions {
   /** The webhook signing secret (`CHURN_RISK_WEBHOOK_SECRET`). */
   secret: string;
+  /** The receiver's logger, e.g. a pino instance (see the root README, "Operating in production"). */
+  logger?: Logger | undefined;
 }
 
 /** The app, its receiver (to drain on shutdown) and the alerts processed so far. */
@@ -19,7 +21,10 @@ export interface ExampleApp {
 
 /** Builds the example app: a notes API with JSON parsing, plus the churn-risk webhook. */
 export function createApp(options: AppOptions): ExampleApp {
-  const receiver = createReceiver({ secret: options.secret });
+  const receiver = createReceiver({
+    secret: options.secret,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
   const log = createAlertLog(options);
   receiver.on('churn_risk_alert', (alert) => log.record(alert));
   receiver.onError((error, alert) => {
