@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 // The built packages, imported by name the way users import them: plain Node, no source condition.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const testDir = join(root, 'test');
-const packages = ['core', 'express', 'fastify', 'next', 'sandbox'] as const;
+const packages = ['core', 'express', 'fastify', 'next', 'sandbox', 'redis'] as const;
 const entries = [
   '@churn-risk/core',
   '@churn-risk/core/testing',
@@ -15,6 +15,9 @@ const entries = [
   '@churn-risk/fastify',
   '@churn-risk/next',
   '@churn-risk/sandbox',
+  '@churn-risk/sandbox/client',
+  '@churn-risk/redis',
+  '@churn-risk/redis/testing',
 ];
 
 function runNode(args: string[]): string {
