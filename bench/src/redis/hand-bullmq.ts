@@ -56,10 +56,18 @@ export type HandEnqueue = (
   timestamp: string | undefined,
 ) => Promise<HandAnswer>;
 
-/** A BullMQ queue on `redisUrl` under `prefix`, and the route's work on it. */
-export function handEnqueue(redisUrl: string, prefix: string): HandEnqueue {
+/**
+ * A BullMQ queue on `redisUrl` under `prefix`, and the route's work on it. `enableAutoPipelining`:
+ * ioredis sends the commands of one event-loop turn in one write (an exploration, see servers.ts).
+ */
+export function handEnqueue(
+  redisUrl: string,
+  prefix: string,
+  enableAutoPipelining = false,
+): HandEnqueue {
   const { hostname, port } = new URL(redisUrl);
-  const queue = new Queue('alerts', { connection: { host: hostname, port: Number(port) }, prefix });
+  const connection = { host: hostname, port: Number(port), enableAutoPipelining };
+  const queue = new Queue('alerts', { connection, prefix });
   return async (body, signature, timestamp) => {
     let alert: Alert | undefined;
     try {

@@ -11,6 +11,7 @@ import { createReceiver, type Receiver } from '@churn-risk/core';
 import { createMiddleware } from '@churn-risk/express';
 import { churnRiskPlugin } from '@churn-risk/fastify';
 import { createRedisQueue } from '@churn-risk/redis';
+import { Redis } from 'ioredis';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
 import { handEnqueue } from './hand-bullmq.js';
 
@@ -20,11 +21,21 @@ export interface RedisTarget {
   prefix: string;
 }
 
-/** A web process: accepts into Redis, runs no handlers. */
-function redisReceiver({ url, prefix }: RedisTarget): Receiver {
+/**
+ * A web process: accepts into Redis, runs no handlers. `autoPipelining`: the connection is an
+ * ioredis instance made here with the accepting client's settings plus `enableAutoPipelining`.
+ */
+function redisReceiver({ url, prefix }: RedisTarget, autoPipelining = false): Receiver {
+  const connection = autoPipelining
+    ? new Redis(url, {
+        enableAutoPipelining: true,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+      })
+    : url;
   return createReceiver({
     secret: SECRET,
-    queue: createRedisQueue({ connection: url, prefix }),
+    queue: createRedisQueue({ connection, prefix }),
     consume: false,
   });
 }
@@ -68,8 +79,8 @@ function expressReceiver(receiver: Receiver): Promise<number> {
   return listenExpress(app);
 }
 
-async function fastifyHand(target: RedisTarget): Promise<number> {
-  const enqueue = handEnqueue(target.url, target.prefix);
+async function fastifyHand(target: RedisTarget, autoPipelining = false): Promise<number> {
+  const enqueue = handEnqueue(target.url, target.prefix, autoPipelining);
   const app = Fastify({ logger: false });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
@@ -101,4 +112,7 @@ export const REDIS_SERVERS: Record<string, (target: RedisTarget) => Promise<numb
   'fastify-hand-bullmq': fastifyHand,
   'fastify-ours-redis': (target) => fastifyReceiver(redisReceiver(target)),
   'fastify-ours-memory': () => fastifyReceiver(memoryReceiver()),
+  // Explorations, not in `pnpm bench redis`: both sides with ioredis auto-pipelining.
+  'fastify-hand-bullmq-autopipe': (target) => fastifyHand(target, true),
+  'fastify-ours-redis-autopipe': (target) => fastifyReceiver(redisReceiver(target, true)),
 };
