@@ -54,7 +54,12 @@ export interface AlertProcessor {
   /** Alerts (or jobs) one process runs at once: the receiver's `concurrency` option. */
   readonly concurrency: number;
   /** Further tries after a failed one, and the delay before retry `n` (1-based), in ms. */
-  readonly retry: { readonly retries: number; delayMs(retry: number): number };
+  readonly retry: {
+    /** Further tries after the first failure. */
+    readonly retries: number;
+    /** Milliseconds to wait before retry number `retry` (1 for the first retry). */
+    delayMs(retry: number): number;
+  };
   /** Number of handlers registered now. */
   readonly handlerCount: number;
   /**

@@ -17,7 +17,18 @@ export interface MemoryQueueOptions {
    * Duplicate suppression: the store and how long an identity is kept, or `false` for none.
    * Default an in-memory LRU of 100,000 identities kept 72 hours.
    */
-  dedupe?: false | { store?: DedupeStore; ttlMs?: number; maxEntries?: number; now?: () => number };
+  dedupe?:
+    | false
+    | {
+        /** A shared store instead of the in-memory LRU. */
+        store?: DedupeStore;
+        /** How long an identity is kept, in milliseconds. Default 72 hours. */
+        ttlMs?: number;
+        /** Most identities the in-memory LRU keeps. Default 100,000. */
+        maxEntries?: number;
+        /** The in-memory LRU's clock in milliseconds, like `Date.now` (for tests). */
+        now?: () => number;
+      };
 }
 
 /** One accepted alert in the work queue: runs its handlers, counts what failed. */
