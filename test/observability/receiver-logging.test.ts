@@ -3,7 +3,11 @@ import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createReceiver, type Logger, type RejectedDelivery } from '@churn-risk/core';
+import { createMiddleware } from '@churn-risk/express';
+import express from 'express';
 import { createTestDelivery } from '@churn-risk/core/testing';
 
 const SECRET = 'whsec_logging_test_secret_0123456789';
@@ -151,6 +155,45 @@ describe('onRejected', () => {
     } finally {
       process.off('unhandledRejection', onUnhandled);
     }
+  });
+});
+
+/** Serves `listener` on a free port, sends `body` with POST, closes; the status. */
+async function postTo(listener: RequestListener, body: string): Promise<number> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body });
+    return response.status;
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+describe('refusals made while reading the body', () => {
+  it.each([
+    [
+      'receiver.node',
+      (receiver: ReturnType<typeof createReceiver>): RequestListener => receiver.node,
+    ],
+    [
+      'the Express middleware',
+      (receiver: ReturnType<typeof createReceiver>): RequestListener =>
+        express().post('/', createMiddleware(receiver)),
+    ],
+  ])('a body over maxBodyBytes read by %s is logged and reported', async (_name, serve) => {
+    const log = pinoLines();
+    const receiver = createReceiver({ secret: SECRET, maxBodyBytes: 64, logger: log.logger });
+    const seen: RejectedDelivery[] = [];
+    receiver.onRejected((rejection) => void seen.push(rejection));
+    expect(await postTo(serve(receiver), 'x'.repeat(1000))).toBe(413);
+    await flushed();
+    expect(seen).toEqual([expect.objectContaining({ status: 413, code: 'PAYLOAD_TOO_LARGE' })]);
+    expect(log.lines).toContainEqual(
+      expect.objectContaining({ level: 40, status: 413, code: 'PAYLOAD_TOO_LARGE' }),
+    );
   });
 });
 

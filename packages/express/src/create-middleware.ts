@@ -1,5 +1,4 @@
 import {
-  errorResponse,
   rawBodyMissingResult,
   readNodeBody,
   sendNodeResponse,
@@ -49,7 +48,7 @@ async function handle(receiver: Receiver, req: Request, res: Response): Promise<
   } catch (error) {
     // 413 while reading (the rest of the body stays unread, so the connection cannot be reused),
     // or the stream failed. sendNodeResponse does nothing when the client has gone.
-    const result = errorResponse(error);
+    const result = receiver.reject(error); // logged and reported like any refused delivery
     result.headers.connection = 'close';
     sendNodeResponse(res, result);
   }

@@ -45,7 +45,8 @@ export function createPagesHandler(
         body = await readNodeBody(req, { maxBytes: receiver.maxBodyBytes });
       } catch (error) {
         if (req.destroyed && !isWebhookVerificationError(error)) return; // the client went away
-        const result = errorResponse(error);
+        // A receiver logs and reports it like any refused delivery.
+        const result = receiver.reject?.(error) ?? errorResponse(error);
         // The rest of the body was left unread: the connection cannot be reused.
         sendNodeResponse(res, { ...result, headers: { ...result.headers, connection: 'close' } });
         return;

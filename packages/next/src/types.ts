@@ -1,7 +1,8 @@
 import type { Receiver } from '@churn-risk/core';
 
 /** The part of a churn-risk receiver the Next.js handlers use: any `createReceiver(...)` result fits. */
-export type NextReceiver = Pick<Receiver, 'fetch' | 'handle' | 'maxBodyBytes'>;
+export type NextReceiver = Pick<Receiver, 'fetch' | 'handle' | 'maxBodyBytes'> &
+  Partial<Pick<Receiver, 'reject'>>;
 
 /** Hands a promise to the platform so that it keeps the function alive until it settles. */
 export type WaitUntil = (promise: Promise<unknown>) => void;

@@ -88,7 +88,7 @@ class WebhookReceiver implements Receiver {
     );
     this.#queue.attach(this.#registry);
     const handle = (request: ReceiverRequest): Promise<ReceiverResult> => this.handle(request);
-    const refuse = (error: unknown): ReceiverResult => this.#refused(error, undefined);
+    const refuse = (error: unknown): ReceiverResult => this.reject(error);
     this.fetch = createFetchHandler(handle, config.maxBodyBytes, refuse);
     this.node = createNodeHandler(handle, config.maxBodyBytes, refuse);
   }
@@ -127,6 +127,10 @@ class WebhookReceiver implements Receiver {
 
   health(): Promise<ReceiverHealth> {
     return receiverHealth(this.#queue, this.#closed);
+  }
+
+  reject(error: unknown): ReceiverResult {
+    return this.#refused(error, undefined);
   }
 
   handle(request: ReceiverRequest): Promise<ReceiverResult> {

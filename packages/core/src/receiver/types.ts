@@ -180,6 +180,12 @@ export interface Receiver<E = WebhookEventMap> {
   onRejected(listener: RejectedListener): this;
   /** Verifies, parses and dispatches one delivery; never rejects. */
   handle(request: ReceiverRequest): Promise<ReceiverResult>;
+  /**
+   * The answer to a delivery an adapter refused before handing it over (a body over
+   * `maxBodyBytes` while reading it): logged, passed to `onRejected` and counted like any refused
+   * delivery. An error that is not a `WebhookVerificationError` is answered 500 `INTERNAL_ERROR`.
+   */
+  reject(error: unknown): ReceiverResult;
   /** Web `Request` in, `Response` out; `waitUntil` receives `result.done` when given. */
   fetch(
     request: Request,
