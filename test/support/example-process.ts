@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnTs } from './node-process.js';
 
 /** The repository root. */
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,13 +25,6 @@ export interface ExampleProcess {
   cleanup(): void;
 }
 
-interface Waiter {
-  match: RegExp;
-  count: number;
-  resolve: () => void;
-  reject: (error: Error) => void;
-}
-
 /**
  * Starts `examples/<name>/src/server.ts` from source on a free port, with the given webhook
  * secret and handler work time, and resolves once it printed its URL.
@@ -41,53 +35,18 @@ export async function startExample(
 ): Promise<ExampleProcess> {
   const dir = mkdtempSync(join(tmpdir(), `churn-risk-${name}-`));
   const logFile = join(dir, 'alerts.log');
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@churn-risk/source', '--import', 'tsx', 'src/server.ts'],
+  const spawned = spawnTs(
+    'src/server.ts',
     {
-      cwd: join(repoRoot, 'examples', name),
-      env: {
-        ...process.env,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        CHURN_RISK_WEBHOOK_SECRET: options.secret,
-        ALERT_LOG_FILE: logFile,
-        ALERT_WORK_MS: String(options.workMs),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      HOST: '127.0.0.1',
+      PORT: '0',
+      CHURN_RISK_WEBHOOK_SECRET: options.secret,
+      ALERT_LOG_FILE: logFile,
+      ALERT_WORK_MS: String(options.workMs),
     },
+    join(repoRoot, 'examples', name),
   );
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const lines: string[] = [];
-  const waiters: Waiter[] = [];
-  const check = (): void => {
-    for (const waiter of [...waiters]) {
-      if (lines.filter((line) => waiter.match.test(line)).length < waiter.count) continue;
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-  };
-  let pending = '';
-  child.stdout?.setEncoding('utf8');
-  child.stdout?.on('data', (chunk: string) => {
-    pending += chunk;
-    const parts = pending.split('\n');
-    pending = parts.pop() ?? '';
-    lines.push(...parts);
-    check();
-  });
-  child.once('exit', () => {
-    for (const waiter of waiters.splice(0)) {
-      const expected = `${waiter.count} × ${String(waiter.match)}`;
-      waiter.reject(new Error(`exited before ${expected}:\n${lines.join('\n')}`));
-    }
-  });
-  const waitForLines = (match: RegExp, count = 1): Promise<void> =>
-    new Promise((resolve, reject) => {
-      waiters.push({ match, count, resolve, reject });
-      check();
-    });
-
+  const { child, lines, exited, waitForLines } = spawned;
   await waitForLines(/^listening on /);
   return {
     child,
@@ -99,7 +58,7 @@ export async function startExample(
     exited,
     waitForLines,
     cleanup() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      spawned.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     },
   };
