@@ -29,12 +29,3 @@ export function deliveryOf(alert: Record<string, unknown>): {
   const { headers, body } = createTestDelivery(alert, { secret: SECRET });
   return { method: 'POST', headers, body };
 }
-
-/** Resolves once `check()` is true (every 20 ms), or rejects after `ms`. */
-export async function eventually(check: () => boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
