@@ -3,45 +3,14 @@
  * and prints what was recorded as one JSON line. A child process of `receiver-otel.test.ts`:
  * vitest runs Node with the `module` export condition, under which the OpenTelemetry packages
  * resolve to builds Node cannot load; here they load as any app loads them.
- * Usage: node --conditions=@churn-risk/source --import tsx otel-scenarios.ts [REDIS_URL]
+ * Usage: node --conditions=@churn-risk/source --import tsx otel-scenarios.ts
  */
 import { createReceiver, type ReceiverRequest } from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
-import { createRedisQueue } from '@churn-risk/redis';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { installTestSdk, otel, type TestSdk } from './otel-test-sdk.js';
+import { spanJson as toJson } from './span-json.js';
 
 const SECRET = 'whsec_otel_test_secret';
-
-/** What the test asserts on: a span as plain JSON. */
-export interface SpanJson {
-  name: string;
-  kind: number;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | undefined;
-  attributes: Record<string, unknown>;
-  links: { traceId: string; spanId: string }[];
-  status: number;
-  events: { name: string; attributes: Record<string, unknown> }[];
-}
-
-function toJson(span: ReadableSpan): SpanJson {
-  return {
-    name: span.name,
-    kind: span.kind,
-    traceId: span.spanContext().traceId,
-    spanId: span.spanContext().spanId,
-    parentSpanId: span.parentSpanContext?.spanId,
-    attributes: { ...span.attributes },
-    links: span.links.map((link) => ({
-      traceId: link.context.traceId,
-      spanId: link.context.spanId,
-    })),
-    status: span.status.code,
-    events: span.events.map((event) => ({ name: event.name, attributes: { ...event.attributes } })),
-  };
-}
 
 function delivery(userId: string, secret = SECRET): ReceiverRequest & { id: string } {
   const signed = createTestDelivery({ userId }, { secret });
@@ -105,33 +74,10 @@ async function metrics(sdk: TestSdk): Promise<unknown> {
   };
 }
 
-/** Redis mode: a web receiver accepts, a worker receiver (its own connections) processes. */
-async function redis(sdk: TestSdk, url: string): Promise<unknown> {
-  const prefix = `otel-${String(process.pid)}`;
-  const webQueue = createRedisQueue({ connection: url, prefix });
-  const web = createReceiver({ secret: SECRET, queue: webQueue, consume: false });
-  const workerQueue = createRedisQueue({ connection: url, prefix });
-  const worker = createReceiver({ secret: SECRET, queue: workerQueue });
-  const processed = new Promise<void>((resolve) => {
-    worker.on('churn_risk_alert', () => {
-      resolve();
-    });
-  });
-  const request = delivery('user_redis');
-  const answer = await web.handle(request);
-  await processed;
-  await worker.close({ timeoutMs: 10_000 });
-  await web.close({ timeoutMs: 10_000 });
-  return { id: request.id, status: answer.status, spans: sdk.spans().map(toJson) };
-}
-
 const output: Record<string, unknown> = {};
 for (const [name, run] of [
   ['traces', traces],
   ['metrics', metrics],
-  ...(process.argv[2] === undefined
-    ? []
-    : [['redis', (sdk: TestSdk) => redis(sdk, process.argv[2] as string)] as const]),
 ] as const) {
   const sdk = installTestSdk();
   try {

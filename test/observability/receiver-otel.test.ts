@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startRedisServer, type RedisServer } from '@churn-risk/redis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SpanJson } from './otel-scenarios.js';
+import type { SpanJson } from './span-json.js';
 
 // SpanKind and SpanStatusCode of @opentelemetry/api.
 const CLIENT = 2;
@@ -18,21 +18,30 @@ interface Point {
 interface Recorded {
   traces: { id: string; statuses: number[]; spans: SpanJson[] };
   metrics: { deliveries: Point[]; durations: Point[]; depth: Point[] };
-  redis: { id: string; status: number; spans: SpanJson[] };
+}
+interface RoleOutput {
+  status: number | undefined;
+  spans: SpanJson[];
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
 let recorded: Recorded;
 let redisServer: RedisServer | undefined;
 
+const runTs = (args: string[]): Promise<string> =>
+  promisify(execFile)(
+    process.execPath,
+    ['--conditions=@churn-risk/source', '--import', 'tsx', ...args],
+    {
+      cwd: here,
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  ).then(({ stdout }) => stdout.trim().split('\n').at(-1) ?? '{}');
+
 beforeAll(async () => {
   redisServer = await startRedisServer();
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--conditions=@churn-risk/source', '--import', 'tsx', 'otel-scenarios.ts', redisServer.url],
-    { cwd: here, encoding: 'utf8', timeout: 120_000 },
-  );
-  recorded = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Recorded;
+  recorded = JSON.parse(await runTs(['otel-scenarios.ts'])) as Recorded;
 });
 afterAll(async () => {
   await redisServer?.stop();
@@ -104,15 +113,24 @@ describe('OpenTelemetry traces', () => {
     expect(refused.attributes['messaging.message.id']).toBeUndefined();
   });
 
-  it("Redis mode: the worker receiver's process span links to the web receiver's receive span", () => {
-    const { id, status, spans } = recorded.redis;
-    expect(status).toBe(202);
-    const receive = named(spans, 'receive churn_risk_alert')[0]!;
-    expect(receive.attributes['messaging.message.id']).toBe(id);
-    const tries = named(spans, 'process churn_risk_alert');
+  it("Redis mode: a worker process's process span links to the web process's receive span", async () => {
+    const url = redisServer!.url;
+    const prefix = `otel-${String(process.pid)}`;
+    // The web process accepts into Redis and exits; then a worker process takes the job.
+    const web = JSON.parse(await runTs(['otel-redis-role.ts', 'web', url, prefix])) as RoleOutput;
+    const worker = JSON.parse(
+      await runTs(['otel-redis-role.ts', 'worker', url, prefix]),
+    ) as RoleOutput;
+    expect(web.status).toBe(202);
+    const receive = named(web.spans, 'receive churn_risk_alert')[0]!;
+    expect(receive.attributes['messaging.message.id']).toMatch(/^user_two_processes:/);
+    expect(named(web.spans, 'process churn_risk_alert')).toEqual([]);
+    const tries = named(worker.spans, 'process churn_risk_alert');
     expect(tries).toHaveLength(1);
     expect(tries[0]!.links).toEqual([{ traceId: receive.traceId, spanId: receive.spanId }]);
-    expect(tries[0]!.attributes['messaging.message.id']).toBe(id);
+    expect(tries[0]!.attributes['messaging.message.id']).toBe(
+      receive.attributes['messaging.message.id'],
+    );
   });
 });
 
