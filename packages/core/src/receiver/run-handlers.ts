@@ -4,6 +4,8 @@ import type { ReceiverTelemetry, TryRecord } from '../observability/telemetry.js
 import type { ChurnRiskAlert } from '../payload/alert-schema.js';
 import type { HandlerFailure } from './alert-queue.js';
 import { sleep, type RetryPolicy } from './retry-policy.js';
+import { tryOnce } from './handler-try.js';
+import { report } from './report-failure.js';
 import { isThenable } from './work-queue.js';
 import type { AlertContext, ErrorHandler } from './types.js';
 
@@ -27,41 +29,6 @@ export interface RunHandlersInput {
   telemetry: ReceiverTelemetry | undefined;
   /** The delivery's `receive` span, which each try's `process` span links to. */
   link: SpanContext | undefined;
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return typeof error === 'string' ? error : 'a non-Error value was thrown';
-}
-
-/**
- * Reports a failure to the `onError` handlers. It is logged at `error` when no `onError` handler
- * is registered or a logger was given; a throwing or rejecting `onError` is logged at `error` too
- * (with the alert identity and the errors, never options or secrets).
- */
-export async function report(
-  error: unknown,
-  input: RunHandlersInput,
-  context: AlertContext,
-): Promise<void> {
-  input.counts.failed++;
-  const { observer } = input;
-  if (input.errorHandlers.length === 0 || observer.verbose) {
-    observer.handlerFailed(input.id, context.attempt + 1, error);
-  }
-  await Promise.all(
-    input.errorHandlers.map(async (onError) => {
-      try {
-        await onError(error, input.alert, context);
-      } catch (secondary) {
-        observer.logger.error(
-          { id: input.id, err: secondary },
-          `An onError handler failed for alert ${input.id} (${describe(secondary)}); ` +
-            `the handler error was: ${describe(error)}`,
-        );
-      }
-    }),
-  );
 }
 
 export function contextOf(input: RunHandlersInput, attempt: number): AlertContext {
@@ -118,26 +85,6 @@ function runTraced(
     return true;
   };
   return isThenable(returned) ? Promise.resolve(returned).then(ok, failed) : ok();
-}
-
-/** One awaited try, in its `process` span when tracing: `undefined` or what it threw. */
-async function tryOnce(
-  handler: AnyHandler,
-  input: RunHandlersInput,
-  context: AlertContext,
-): Promise<{ error: unknown } | undefined> {
-  const { telemetry } = input;
-  const record = telemetry?.startTry(input.link, input.id, context.attempt);
-  try {
-    if (record === undefined) await handler(input.alert, context);
-    else
-      await (telemetry as ReceiverTelemetry).runInTry(record, () => handler(input.alert, context));
-  } catch (error) {
-    telemetry?.endTry(record, true, error);
-    return { error };
-  }
-  telemetry?.endTry(record, false);
-  return undefined;
 }
 
 /** After a failed try (`failed` is its context): the retries, then `onError` if all fail. */
