@@ -89,11 +89,6 @@ export function otelApi(): OtelApi | undefined {
   return cached ?? undefined;
 }
 
-/** For tests: forget the resolved API, or pretend it is `api` (`null`: not installed). */
-export function setOtelApiForTests(api: OtelApi | null | undefined): void {
-  cached = api;
-}
-
 /** Instrumentation scope name of every span and metric. */
 export const INSTRUMENTATION_SCOPE = '@churn-risk/core';
 
