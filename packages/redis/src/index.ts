@@ -5,6 +5,7 @@
 export { createRedisQueue, type RedisQueue } from './redis-queue.js';
 export { REDIS_QUEUE_DEFAULTS, type RedisQueueOptions } from './options.js';
 export type { RedisConnection } from './connection.js';
+export type { AlertJobData } from './job-data.js';
 export type { FailedAlert, FailedListOptions, QueueCounts } from './failed-alerts.js';
 export {
   createRedisDedupeStore,

@@ -29,12 +29,17 @@ export interface AtRiskResult {
 export interface ChurnRiskService {
   readonly users: UserStore;
   readonly watches: WatchRegistry;
+  /** Merges `traits` into the user's stored traits (creating the user) and rescores them. */
   identify(userId: string, traits: UserTraits): void;
   /** Records events; returns how many were accepted. */
   track(items: readonly EventItem[]): number;
+  /** The user's current risk score; `undefined` for an unknown user. */
   risk(userId: string): RiskScore | undefined;
+  /** Users at or above `query.threshold`, highest score first (ties by user id), paged. */
   atRisk(query: AtRiskQuery): AtRiskResult;
+  /** Sets (or replaces) the user's watch; a replaced watch starts afresh, with no cooldown. */
   watch(userId: string, options: WatchOptions): WatchedUser;
+  /** Removes the user's watch; `false` when there was none. */
   unwatch(userId: string): boolean;
   /** Rescores every user at the clock's time (after time travel); crossings fire their watches. */
   rescoreAll(): void;
