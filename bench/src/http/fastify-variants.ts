@@ -5,7 +5,18 @@
  */
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { createReceiver, createVerifier, parseEvent, type Receiver } from '@churn-risk/core';
+import {
+  createMemoryDedupeStore,
+  createReceiver,
+  createVerifier,
+  parseEvent,
+  type AcceptedAlert,
+  type AlertProcessor,
+  type AlertQueue,
+  type DedupeStore,
+  type QueuedAlert,
+  type Receiver,
+} from '@churn-risk/core';
 import { churnRiskPlugin } from '@churn-risk/fastify';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
 import { handVerified } from '../lib/hand-check.js';
@@ -17,6 +28,120 @@ const METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 
 const headerOf = (value: string | string[] | undefined): string | undefined =>
   typeof value === 'string' ? value : undefined;
+
+const SETTLED: AcceptedAlert = { done: Promise.resolve() };
+const TTL_MS = 72 * 3600 * 1000;
+
+/**
+ * An experimental queue, NOT the product's semantics (no concurrency bound, no `maxQueue`, one
+ * shared `done` for every alert): the default dedupe store's claim (or none), an array, and one
+ * `setImmediate` per turn that runs the alerts' handlers. It measures what the default queue's
+ * per-alert objects (job, `done` promise and its resolver) cost under HTTP load.
+ */
+function leanQueue(dedupe: boolean): AlertQueue {
+  const store = dedupe ? createMemoryDedupeStore() : undefined;
+  let processor: AlertProcessor | undefined;
+  let pending: QueuedAlert[] = [];
+  const run = (): void => {
+    const batch = pending;
+    pending = [];
+    for (const entry of batch) void processor?.process(entry);
+  };
+  return {
+    kind: 'lean',
+    processesInline: false,
+    attach(attached) {
+      processor = attached;
+    },
+    accept(entry) {
+      if (store !== undefined && !store.claim(entry.id, TTL_MS)) return 'duplicate';
+      if (pending.push(entry) === 1) setImmediate(run);
+      return SETTLED;
+    },
+    release(id) {
+      store?.release(id);
+    },
+    consume: () => undefined,
+    idle: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    queued: 0,
+    running: 0,
+  };
+}
+
+/**
+ * An experimental dedupe store (issue 12's proposal), NOT a drop-in for the default: identities
+ * are kept as a 64-bit hash (two 32-bit hashes) in typed arrays, no string or `Map` entry per
+ * identity, in two generations of open-addressing tables of 50,000 entries each (so it remembers
+ * the last 50,000-100,000 identities by first sight, not an LRU of exactly 100,000). Two different
+ * identities with the same 64-bit hash would be taken for a duplicate (chance ~5e-15 per delivery
+ * at 100,000 entries).
+ */
+export function hashDedupeStore(now: () => number = Date.now): DedupeStore {
+  const SLOTS = 1 << 17;
+  const MASK = SLOTS - 1;
+  const PER_GENERATION = 50_000;
+  const table = () => ({
+    h1: new Uint32Array(SLOTS),
+    h2: new Uint32Array(SLOTS),
+    expires: new Float64Array(SLOTS), // 0: empty slot
+    count: 0,
+  });
+  let current = table();
+  let previous = table();
+  let h1 = 0;
+  let h2 = 0;
+  const hash = (key: string): void => {
+    let a = 0x811c9dc5;
+    let b = 0x9747b28c;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+    h1 = a >>> 0;
+    h2 = b >>> 0;
+  };
+  /** The slot holding the current hash in `t`, or the empty slot where it would go (as ~slot). */
+  const find = (t: ReturnType<typeof table>): number => {
+    for (let slot = h1 & MASK; ; slot = (slot + 1) & MASK) {
+      if (t.expires[slot] === 0) return ~slot;
+      if (t.h1[slot] === h1 && t.h2[slot] === h2) return slot;
+    }
+  };
+  return {
+    claim(key, ttlMs) {
+      hash(key);
+      const at = now();
+      for (const t of [current, previous]) {
+        const slot = find(t);
+        if (slot >= 0 && (t.expires[slot] as number) > at) return false;
+        if (slot >= 0) {
+          t.expires[slot] = at + ttlMs; // expired: claim it again in place
+          return true;
+        }
+      }
+      if (current.count === PER_GENERATION) {
+        previous = current;
+        current = table();
+      }
+      const slot = ~find(current);
+      current.h1[slot] = h1;
+      current.h2[slot] = h2;
+      current.expires[slot] = at + ttlMs;
+      current.count++;
+      return true;
+    },
+    release(key) {
+      hash(key);
+      for (const t of [current, previous]) {
+        const slot = find(t);
+        if (slot >= 0) t.expires[slot] = 1; // kept as a tombstone that is always expired
+      }
+    },
+  };
+}
 
 function receiver(dedupe = true): Receiver {
   const r = createReceiver({ secret: SECRET, ...(dedupe ? {} : { dedupe: false }) });
@@ -226,6 +351,27 @@ export const FASTIFY_SETUPS: Record<string, Setup> = {
         });
       },
     });
+  },
+  /** `fx-hand-receiver` with the experimental `leanQueue` (the default store's claim). */
+  'fx-hand-receiver-leanqueue': (app) => {
+    const r = createReceiver({ secret: SECRET, queue: leanQueue(true) });
+    r.on('churn_risk_alert', () => undefined);
+    anyTypeRaw(app);
+    app.post(WEBHOOK_PATH, (request, reply) => receiverAnswer(r, request, reply));
+  },
+  /** `fx-hand-receiver` with the experimental `leanQueue` and no dedupe at all. */
+  'fx-hand-receiver-leanqueue-nodedupe': (app) => {
+    const r = createReceiver({ secret: SECRET, queue: leanQueue(false) });
+    r.on('churn_risk_alert', () => undefined);
+    anyTypeRaw(app);
+    app.post(WEBHOOK_PATH, (request, reply) => receiverAnswer(r, request, reply));
+  },
+  /** `fx-hand-receiver` with the experimental `hashDedupeStore` as its dedupe store. */
+  'fx-hand-receiver-hashstore': (app) => {
+    const r = createReceiver({ secret: SECRET, dedupe: { store: hashDedupeStore() } });
+    r.on('churn_risk_alert', () => undefined);
+    anyTypeRaw(app);
+    app.post(WEBHOOK_PATH, (request, reply) => receiverAnswer(r, request, reply));
   },
 };
 
