@@ -161,6 +161,10 @@ describe('churnRiskPlugin', () => {
 
   it('uses the receiver’s body limit, not the app’s, and answers 413 with the receiver’s body', async () => {
     const { receiver, seen } = recordingReceiver(1024);
+    const rejected: { status: number; code: string }[] = [];
+    receiver.onRejected(({ status, code }) => {
+      rejected.push({ status, code });
+    });
     const app = await appWith(receiver, { bodyLimit: 64 });
     const body = alertBody({ note: 'y'.repeat(300) }); // over the app's 64, within the receiver's 1024
     const ok = await app.inject({
@@ -180,6 +184,8 @@ describe('churnRiskPlugin', () => {
     expect(refused.statusCode).toBe(413);
     expect(refused.json()).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
     expect(refused.body).toContain('1024 bytes');
+    // Refused while Fastify read the body, and still reported like any refused delivery.
+    expect(rejected).toEqual([{ status: 413, code: 'PAYLOAD_TOO_LARGE' }]);
     await receiver.drain({ timeoutMs: 5000 });
     expect(seen).toEqual([userIdOf(body)]);
   });

@@ -1,9 +1,4 @@
-import {
-  errorResponse,
-  WebhookVerificationError,
-  type Receiver,
-  type ReceiverResult,
-} from '@churn-risk/core';
+import { WebhookVerificationError, type Receiver, type ReceiverResult } from '@churn-risk/core';
 import type { FastifyError, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -81,7 +76,7 @@ const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, don
         'PAYLOAD_TOO_LARGE',
         `The body is larger than the limit of ${receiver.maxBodyBytes} bytes.`,
       );
-      send(reply, errorResponse(tooLarge));
+      send(reply, receiver.reject(tooLarge)); // logged, counted and passed to onRejected
     },
   });
 
