@@ -20,8 +20,18 @@ const NONE = -1;
 const INITIAL_SLOTS = 1024;
 
 /**
- * An in-memory LRU of alert identities, the receiver's default `DedupeStore`. It is per process:
- * several instances behind a load balancer need a shared store instead. Every operation is O(1).
+ * An in-memory LRU of alert identities, the receiver's default `DedupeStore`: `claim(key, ttlMs)`
+ * is true the first time within the time to live and false after, `release(key)` forgets the key,
+ * and at most `maxEntries` keys are held, the least recently used (claimed or seen again)
+ * forgotten first. It is per process: several instances behind a load balancer need a shared store
+ * instead. Every operation is O(1) and allocates nothing.
+ *
+ * A key is kept as a 64-bit hash of its text (two independent 32-bit hashes), not as the string:
+ * the store holds no object per key for the garbage collector to trace. The trade-off: two
+ * different keys with the same 64-bit hash are taken for one, so the second would be answered as a
+ * duplicate and not processed. With `n` keys held the chance of that is about `n / 2^64` per claim
+ * (~5e-15 at the default 100,000 keys). The hash is not a cryptographic one; the keys are the
+ * identities of signed deliveries, which a third party cannot choose.
  *
  * @example
  * const receiver = createReceiver({ secret, dedupe: { store: createMemoryDedupeStore({ maxEntries: 1000 }) } });
@@ -32,36 +42,89 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
     throw new TypeError('maxEntries must be an integer of at least 1.');
   }
   const now = options.now ?? Date.now;
-  // Layout, chosen for the garbage collector as much as for speed: a key is held in a slot, and
-  // the recency list (doubly linked, oldest first) and the expiries live in typed arrays indexed by
-  // slot. A store holding 100,000 identities then keeps 100,000 strings and a few arrays alive, not
-  // 100,000 more objects for every collection to trace. (A Map alone, with its insertion order as
-  // recency, is worse: reading its oldest key after many deletions walks over the deleted slots
-  // until V8 compacts the table, O(n) per claim at steady state.)
-  const slotOf = new Map<string, number>();
+  // Layout, chosen for the garbage collector as much as for speed: a key is held in a slot, whose
+  // hash, expiry and place in the recency list (doubly linked, oldest first) live in typed arrays
+  // indexed by slot. `table` is an open-addressing hash table (linear probing, at most half full,
+  // deletion by backward shift, so no tombstones) of `slot + 1`, 0 for an empty bucket. A store
+  // holding 100,000 identities is a few typed arrays, with no string or object per identity (a Map
+  // of strings kept 100,000 strings in old space, one replaced per delivery at capacity).
   let capacity = Math.min(maxEntries, INITIAL_SLOTS);
-  let keys: (string | undefined)[] = new Array<string | undefined>(capacity).fill(undefined);
+  let hashA = new Int32Array(capacity);
+  let hashB = new Int32Array(capacity);
   let expiries = new Float64Array(capacity);
   let older = new Int32Array(capacity);
   let newer = new Int32Array(capacity);
+  let table = new Int32Array(bucketsFor(capacity));
+  let mask = table.length - 1;
   let oldest = NONE;
   let newest = NONE;
+  let count = 0;
   let used = 0; // slots ever handed out; below it, free slots are chained through `newer`
   let free = NONE;
+  // The hash of the key at hand, set by `hash` (two numbers, so nothing is allocated to return).
+  let a = 0;
+  let b = 0;
+
+  /** Two 32-bit hashes of `key` in one pass: FNV-1a, and a MurmurHash3-style one, seeded. */
+  function hash(key: string): void {
+    let h1 = 0x811c9dc5;
+    let h2 = 0x9747b28c;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      let k = Math.imul(c, 0xcc9e2d51);
+      k = Math.imul((k << 15) | (k >>> 17), 0x1b873593);
+      h2 ^= k;
+      h2 = (Math.imul((h2 << 13) | (h2 >>> 19), 5) + 0xe6546b64) | 0;
+    }
+    a = mix(h1 ^ key.length);
+    b = mix(h2 ^ key.length);
+  }
+
+  /** The bucket holding the hash at hand, or the empty bucket where it would go, as `~bucket`. */
+  function find(): number {
+    for (let bucket = a & mask; ; bucket = (bucket + 1) & mask) {
+      const entry = table[bucket] as number;
+      if (entry === 0) return ~bucket;
+      const slot = entry - 1;
+      if (hashA[slot] === a && hashB[slot] === b) return bucket;
+    }
+  }
+
+  /** Empties `bucket`, moving later entries of its probe run back so that no lookup stops early. */
+  function clearBucket(bucket: number): void {
+    let hole = bucket;
+    for (let next = (hole + 1) & mask; ; next = (next + 1) & mask) {
+      const entry = table[next] as number;
+      if (entry === 0) break;
+      const home = (hashA[entry - 1] as number) & mask;
+      // The entry may fill the hole unless its home lies cyclically in (hole, next].
+      const stays = hole <= next ? hole < home && home <= next : hole < home || home <= next;
+      if (!stays) {
+        table[hole] = entry;
+        hole = next;
+      }
+    }
+    table[hole] = 0;
+  }
 
   function grow(): void {
     const next = Math.min(maxEntries, capacity * 2);
-    keys = keys.concat(new Array<string | undefined>(next - capacity).fill(undefined));
-    const grownExpiries = new Float64Array(next);
-    grownExpiries.set(expiries);
-    expiries = grownExpiries;
-    const grownOlder = new Int32Array(next);
-    grownOlder.set(older);
-    older = grownOlder;
-    const grownNewer = new Int32Array(next);
-    grownNewer.set(newer);
-    newer = grownNewer;
+    hashA = grown(hashA, new Int32Array(next));
+    hashB = grown(hashB, new Int32Array(next));
+    expiries = grown(expiries, new Float64Array(next));
+    older = grown(older, new Int32Array(next));
+    newer = grown(newer, new Int32Array(next));
     capacity = next;
+    const buckets = bucketsFor(capacity);
+    if (buckets === table.length) return;
+    table = new Int32Array(buckets);
+    mask = buckets - 1;
+    for (let slot = oldest; slot !== NONE; slot = newer[slot] as number) {
+      let bucket = (hashA[slot] as number) & mask;
+      while (table[bucket] !== 0) bucket = (bucket + 1) & mask;
+      table[bucket] = slot + 1;
+    }
   }
 
   function unlink(slot: number): void {
@@ -81,12 +144,20 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
     newest = slot;
   }
 
-  function remove(slot: number): void {
+  /** Forgets the key in `slot`, found in `bucket`. */
+  function removeAt(slot: number, bucket: number): void {
+    clearBucket(bucket);
     unlink(slot);
-    slotOf.delete(keys[slot] as string);
-    keys[slot] = undefined;
     newer[slot] = free;
     free = slot;
+    count--;
+  }
+
+  /** Forgets the key in `slot` (its bucket found by probing from its hash's home). */
+  function remove(slot: number): void {
+    let bucket = (hashA[slot] as number) & mask;
+    while (table[bucket] !== slot + 1) bucket = (bucket + 1) & mask;
+    removeAt(slot, bucket);
   }
 
   function takeSlot(): number {
@@ -102,33 +173,57 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
   return {
     claim(key, ttlMs) {
       const time = now();
-      const existing = slotOf.get(key);
-      if (existing !== undefined) {
+      hash(key);
+      const found = find();
+      if (found >= 0) {
+        const existing = (table[found] as number) - 1;
         if ((expiries[existing] as number) > time) {
           // Seen again: now the most recently used, with the same expiry.
           unlink(existing);
           append(existing);
           return false;
         }
-        remove(existing);
+        removeAt(existing, found);
       }
       // Forget expired keys from the least recently used end, up to the first live one; then make
       // room by forgetting the least recently used.
       while (oldest !== NONE && (expiries[oldest] as number) <= time) remove(oldest);
-      if (slotOf.size >= maxEntries) remove(oldest);
-      const slot = takeSlot();
-      keys[slot] = key;
+      if (count >= maxEntries) remove(oldest);
+      const slot = takeSlot(); // may grow the table: look for the free bucket after it
+      hashA[slot] = a;
+      hashB[slot] = b;
       expiries[slot] = time + ttlMs;
-      slotOf.set(key, slot);
+      table[~find()] = slot + 1;
       append(slot);
+      count++;
       return true;
     },
     release(key) {
-      const slot = slotOf.get(key);
-      if (slot !== undefined) remove(slot);
+      hash(key);
+      const found = find();
+      if (found >= 0) removeAt((table[found] as number) - 1, found);
     },
     get size() {
-      return slotOf.size;
+      return count;
     },
   };
+}
+
+/** MurmurHash3's finalizer: every bit of the result depends on every bit of `h`. */
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/** Buckets for `slots` keys: a power of two, at least twice as many (load factor at most 0.5). */
+function bucketsFor(slots: number): number {
+  let buckets = 2;
+  while (buckets < slots * 2) buckets *= 2;
+  return buckets;
+}
+
+function grown<T extends Int32Array | Float64Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
 }
