@@ -15,18 +15,6 @@ export interface AlertJobData {
   succeeded?: number[];
 }
 
-/** The job data of a queued alert. */
-export function toJobData(entry: QueuedAlert): AlertJobData {
-  return entry.traceContext === undefined
-    ? { id: entry.id, alert: entry.alert, receivedAt: entry.receivedAt }
-    : {
-        id: entry.id,
-        alert: entry.alert,
-        receivedAt: entry.receivedAt,
-        traceContext: entry.traceContext,
-      };
-}
-
 /** The queued alert of a job's data. */
 export function toQueuedAlert(data: AlertJobData): QueuedAlert {
   const entry: QueuedAlert = { id: data.id, alert: data.alert, receivedAt: data.receivedAt };

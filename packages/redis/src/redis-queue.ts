@@ -16,7 +16,7 @@ import {
   type FailedListOptions,
   type QueueCounts,
 } from './failed-alerts.js';
-import { JOB_NAME, QUEUE_NAME, toJobData, type AlertJobData } from './job-data.js';
+import { JOB_NAME, QUEUE_NAME, type AlertJobData } from './job-data.js';
 import {
   resolveRedisQueueOptions,
   type RedisQueueOptions,
@@ -87,7 +87,8 @@ class RedisAlertQueue implements RedisQueue {
     const jobId = randomUUID();
     // One Lua script: SET the identity NX PX ttl and store the job, or neither (BullMQ's
     // addStandardJob with de-duplication). A duplicate gets the id of the job that holds it.
-    const added = this.bullQueue.add(JOB_NAME, toJobData(entry), {
+    // The queued alert is the job's data as it is (JSON drops an absent traceContext).
+    const added = this.bullQueue.add(JOB_NAME, entry, {
       ...this.#jobOptions,
       jobId,
       deduplication: { id: entry.id, ttl: this.#options.dedupeTtlMs },
