@@ -12,7 +12,6 @@ import { HandlerRegistry } from './alert-processor.js';
 import { waitForQueue } from './drain.js';
 import { getHeader } from './get-header.js';
 import { receiverHealth } from './health.js';
-import { createMemoryQueue } from './memory-queue.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
 import { acceptedResult, errorResponse, jsonResult, payloadTooLarge } from './responses.js';
 import { createFetchHandler, createNodeHandler } from './transports.js';
@@ -69,9 +68,7 @@ class WebhookReceiver implements Receiver {
       signedContent: config.signedContent,
       now: config.now,
     });
-    this.#queue =
-      config.queue ??
-      createMemoryQueue({ maxQueue: config.maxQueue, dedupe: config.dedupe ?? false });
+    this.#queue = config.queue;
     this.#consume = config.consume;
     const queue = this.#queue;
     this.#observer = new ReceiverObserver({

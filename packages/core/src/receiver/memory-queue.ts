@@ -5,6 +5,7 @@ import type {
   AlertQueue,
   QueuedAlert,
 } from './alert-queue.js';
+import { integerOption } from './integer-option.js';
 import { createMemoryDedupeStore } from './memory-dedupe-store.js';
 import type { DedupeStore } from './types.js';
 import { createWorkQueue, type Job } from './work-queue.js';
@@ -65,7 +66,12 @@ class MemoryJob implements Job, AcceptedAlert {
   }
 }
 
-const DEFAULT_TTL_MS = 72 * 3_600_000;
+/** The in-memory queue's defaults (also the receiver's, `RECEIVER_DEFAULTS`). */
+export const MEMORY_QUEUE_DEFAULTS = Object.freeze({
+  maxQueue: 10_000,
+  dedupeTtlMs: 72 * 3_600_000,
+  dedupeMaxEntries: 100_000,
+});
 
 /**
  * The default queue: alerts wait in a bounded in-process queue and run on the receiver's
@@ -77,25 +83,21 @@ const DEFAULT_TTL_MS = 72 * 3_600_000;
  * const receiver = createReceiver({ secret, queue: createMemoryQueue({ maxQueue: 1000 }) });
  */
 export function createMemoryQueue(options: MemoryQueueOptions = {}): AlertQueue {
-  const maxQueue = options.maxQueue ?? 10_000;
-  if (!Number.isInteger(maxQueue) || maxQueue < 0) {
-    throw new TypeError('maxQueue must be an integer of at least 0.');
-  }
-  const dedupeOptions = options.dedupe === false ? undefined : (options.dedupe ?? {});
-  const ttlMs = dedupeOptions?.ttlMs ?? DEFAULT_TTL_MS;
-  if (!Number.isInteger(ttlMs) || ttlMs < 1) {
-    throw new TypeError('dedupe.ttlMs must be an integer of at least 1.');
-  }
-  const store: DedupeStore | undefined =
-    dedupeOptions === undefined
-      ? undefined
-      : (dedupeOptions.store ??
-        createMemoryDedupeStore({
-          ...(dedupeOptions.maxEntries === undefined
-            ? {}
-            : { maxEntries: dedupeOptions.maxEntries }),
-          ...(dedupeOptions.now === undefined ? {} : { now: dedupeOptions.now }),
-        }));
+  const maxQueue = integerOption('maxQueue', options.maxQueue ?? MEMORY_QUEUE_DEFAULTS.maxQueue, 0);
+  if (options.dedupe === false) return new MemoryQueue(maxQueue, undefined, 0);
+  const dedupe = options.dedupe ?? {};
+  const ttlMs = integerOption('dedupe.ttlMs', dedupe.ttlMs ?? MEMORY_QUEUE_DEFAULTS.dedupeTtlMs, 1);
+  const maxEntries = integerOption(
+    'dedupe.maxEntries',
+    dedupe.maxEntries ?? MEMORY_QUEUE_DEFAULTS.dedupeMaxEntries,
+    1,
+  );
+  const store =
+    dedupe.store ??
+    createMemoryDedupeStore({
+      maxEntries,
+      ...(dedupe.now === undefined ? {} : { now: dedupe.now }),
+    });
   return new MemoryQueue(maxQueue, store, ttlMs);
 }
 

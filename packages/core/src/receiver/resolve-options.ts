@@ -2,9 +2,10 @@ import type { SignedContent } from '../signature/signed-content.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../signature/verify.js';
 import { secretKeys } from '../signature/secrets.js';
 import type { AlertQueue } from './alert-queue.js';
-import { createMemoryDedupeStore } from './memory-dedupe-store.js';
+import { integerOption } from './integer-option.js';
+import { createMemoryQueue, MEMORY_QUEUE_DEFAULTS } from './memory-queue.js';
 import { resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
-import type { DedupeStore, ReceiverOptions } from './types.js';
+import type { ReceiverOptions } from './types.js';
 
 /** The receiver's defaults, SPEC section 4. */
 export const RECEIVER_DEFAULTS = Object.freeze({
@@ -15,9 +16,7 @@ export const RECEIVER_DEFAULTS = Object.freeze({
   maxBodyBytes: 1_048_576,
   mode: 'async',
   concurrency: 10,
-  maxQueue: 10_000,
-  dedupeTtlMs: 72 * 3_600_000,
-  dedupeMaxEntries: 100_000,
+  ...MEMORY_QUEUE_DEFAULTS,
 });
 
 /** Options with every default filled in and checked. */
@@ -30,11 +29,9 @@ export interface ResolvedOptions {
   maxBodyBytes: number;
   mode: 'async' | 'sync';
   concurrency: number;
-  maxQueue: number;
   retry: RetryPolicy;
-  dedupe: { store: DedupeStore; ttlMs: number } | undefined;
-  /** A queue the user passed; undefined for the default in-memory queue. */
-  queue: AlertQueue | undefined;
+  /** The queue the user passed, else the in-memory queue made of `maxQueue` and `dedupe`. */
+  queue: AlertQueue;
   consume: boolean;
   now: () => number;
 }
@@ -78,13 +75,6 @@ function checkQueue(options: ReceiverOptions, mode: 'async' | 'sync'): AlertQueu
   return queue;
 }
 
-function positiveInteger(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) {
-    throw new TypeError(`${name} must be an integer of at least ${min}.`);
-  }
-  return value;
-}
-
 function headerName(name: string, value: string): string {
   if (typeof value !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value)) {
     throw new TypeError(`${name} must be a valid HTTP header name.`);
@@ -103,26 +93,16 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
   secretKeys(options.secret); // throws TypeError for a missing or empty secret
   const mode = options.mode ?? RECEIVER_DEFAULTS.mode;
   if (!['async', 'sync'].includes(mode)) throw new TypeError(`mode must be 'async' or 'sync'.`);
-  const queue = checkQueue(options, mode);
   const now = options.now ?? Date.now;
   if (typeof (now as unknown) !== 'function')
     throw new TypeError('now must be a function returning milliseconds.');
 
-  let dedupe: ResolvedOptions['dedupe'];
-  if (options.dedupe !== false) {
-    const settings = options.dedupe ?? {};
-    const ttlMs = positiveInteger(
-      'dedupe.ttlMs',
-      settings.ttlMs ?? RECEIVER_DEFAULTS.dedupeTtlMs,
-      1,
-    );
-    const maxEntries = positiveInteger(
-      'dedupe.maxEntries',
-      settings.maxEntries ?? RECEIVER_DEFAULTS.dedupeMaxEntries,
-      1,
-    );
-    dedupe = { ttlMs, store: settings.store ?? createMemoryDedupeStore({ maxEntries, now }) };
-  }
+  const queue =
+    checkQueue(options, mode) ??
+    createMemoryQueue({
+      ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
+      dedupe: options.dedupe === false ? false : { ...options.dedupe, now },
+    });
 
   return {
     secret: options.secret,
@@ -136,20 +116,18 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
       'timestampHeader',
       options.timestampHeader ?? RECEIVER_DEFAULTS.timestampHeader,
     ),
-    maxBodyBytes: positiveInteger(
+    maxBodyBytes: integerOption(
       'maxBodyBytes',
       options.maxBodyBytes ?? RECEIVER_DEFAULTS.maxBodyBytes,
       1,
     ),
     mode,
-    concurrency: positiveInteger(
+    concurrency: integerOption(
       'concurrency',
       options.concurrency ?? RECEIVER_DEFAULTS.concurrency,
       1,
     ),
-    maxQueue: positiveInteger('maxQueue', options.maxQueue ?? RECEIVER_DEFAULTS.maxQueue, 0),
     retry: resolveRetryPolicy(options.retries),
-    dedupe,
     queue,
     consume: options.consume ?? true,
     now,
