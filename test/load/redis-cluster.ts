@@ -24,7 +24,11 @@ export interface ClusterOptions {
   webs: number;
   workers: number;
   redeliveryRate: number;
-  /** SIGKILL one worker once this many first deliveries were answered. */
+  /**
+   * SIGKILL one worker once this many first deliveries were answered: the worker that runs one of
+   * the `HOLDS` alerts sent just before, whose handler takes `HOLD_MS`, so that the kill surely
+   * lands mid-handler however slow the machine is.
+   */
   killAfter: number;
   seed: number;
 }
@@ -43,7 +47,9 @@ export interface ClusterReport {
   webExitCodes: (number | null)[];
 }
 
-const WORKER_ENV = { LOCK_MS: '2000', CONCURRENCY: '16', WORK_MS: '10' };
+const WORKER_ENV = { LOCK_MS: '2000', CONCURRENCY: '16', WORK_MS: '10', HOLD_MS: '3000' };
+/** How many alerts (user ids `hold_…`) just before the kill take HOLD_MS instead of WORK_MS. */
+const HOLDS = 8;
 
 /** Runs the scenario and tears everything down, also on failure. */
 export async function runCluster(options: ClusterOptions): Promise<ClusterReport> {
@@ -74,7 +80,7 @@ export async function runCluster(options: ClusterOptions): Promise<ClusterReport
 
     const random = seededRandom(options.seed);
     const plan = Array.from({ length: options.alerts }, (_, i) => ({
-      ...freshAlert('cluster'),
+      ...freshAlert(i >= options.killAfter - HOLDS && i < options.killAfter ? 'hold' : 'cluster'),
       web: i % options.webs,
       redeliver: random() < options.redeliveryRate,
     }));
@@ -95,13 +101,12 @@ export async function runCluster(options: ClusterOptions): Promise<ClusterReport
         if (item.redeliver) later.push({ ...item, web: (item.web + 1) % options.webs });
         answered += 1;
         if (answered === options.killAfter) {
-          restart = killMidHandler(workers[0] as NodeProcess, join(log.dir, 'worker-0.log')).then(
-            (pid) => {
-              killedPid = pid;
-              const again = worker(options.workers);
-              return again.waitForLines(/^worker ready/);
-            },
-          );
+          const logs = workers.map((_, n) => join(log.dir, `worker-${n}.log`));
+          restart = killMidHandler(workers, logs).then((pid) => {
+            killedPid = pid;
+            const again = worker(options.workers);
+            return again.waitForLines(/^worker ready/);
+          });
         }
       },
     );
@@ -153,15 +158,31 @@ export async function runCluster(options: ClusterOptions): Promise<ClusterReport
   }
 }
 
-/** SIGKILLs `victim` at a moment when its log shows a handler started and not finished. */
-async function killMidHandler(victim: NodeProcess, logFile: string): Promise<number> {
-  const until = Date.now() + 10_000;
+/**
+ * SIGKILLs the first of `workers` whose log shows a `hold_` alert's handler started and not finished
+ * (it has seconds left to run, so the kill lands mid-handler). After 30 s without one it kills the
+ * first worker anyway, and the test's "killed mid-handler" check fails.
+ */
+async function killMidHandler(workers: NodeProcess[], logFiles: string[]): Promise<number> {
+  const holding = (file: string): boolean => {
+    const open = new Set<string>();
+    for (const [kind, id] of readLog(file)) {
+      if (!id.startsWith('hold_')) continue;
+      if (kind === 'start') open.add(id);
+      else open.delete(id);
+    }
+    return open.size > 0;
+  };
+  const until = Date.now() + 30_000;
+  let victim = workers[0] as NodeProcess;
   for (;;) {
-    const lines = readLog(logFile);
-    const started = lines.filter(([kind]) => kind === 'start').length;
-    const done = lines.filter(([kind]) => kind === 'done').length;
-    if (started > done || Date.now() > until) break;
-    await new Promise((resolve) => setTimeout(resolve, 1));
+    const index = logFiles.findIndex(holding);
+    if (index >= 0) {
+      victim = workers[index] as NodeProcess;
+      break;
+    }
+    if (Date.now() > until) break;
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
   victim.kill('SIGKILL');
   await victim.exited;

@@ -2,7 +2,8 @@
  * A worker process for the Redis tests: registers a handler and serves no HTTP. Env: REDIS_URL,
  * PREFIX, SECRET, LOG_FILE (each handler run appends `start <id>` and, once finished,
  * `done <id>`, synchronously, so a SIGKILL loses no line), WORK_MS (time a handler takes),
- * LOCK_MS, CONCURRENCY. Prints `worker ready`; SIGTERM closes it (running handlers finish).
+ * HOLD_MS (time it takes instead for an alert whose user id starts with `hold_`, so that a test can
+ * kill the process while such a handler surely runs), LOCK_MS, CONCURRENCY. Prints `worker ready`; SIGTERM closes it (running handlers finish).
  */
 import { createReceiver } from '@churn-risk/core';
 import { createRedisQueue } from '@churn-risk/redis';
@@ -16,6 +17,7 @@ const env = (name: string): string => {
 };
 const logFile = env('LOG_FILE');
 const workMs = Number(process.env.WORK_MS ?? 0);
+const holdMs = Number(process.env.HOLD_MS ?? workMs);
 
 const queue = createRedisQueue({
   connection: env('REDIS_URL'),
@@ -28,9 +30,10 @@ const receiver = createReceiver({
   concurrency: Number(process.env.CONCURRENCY ?? 10),
   retries: { retries: 3, backoffMs: () => 100 },
 });
-receiver.on('churn_risk_alert', async (_alert, context) => {
+receiver.on('churn_risk_alert', async (alert, context) => {
   appendFileSync(logFile, `start ${context.id} ${process.pid}\n`);
-  if (workMs > 0) await sleep(workMs);
+  const ms = alert.userId.startsWith('hold_') ? holdMs : workMs;
+  if (ms > 0) await sleep(ms);
   appendFileSync(logFile, `done ${context.id} ${process.pid}\n`);
 });
 console.log('worker ready');
