@@ -1,8 +1,9 @@
 /**
  * One process of the Redis-mode trace test, under the OpenTelemetry SDK (in-memory exporter):
- * `web` accepts one signed delivery into the Redis queue (`consume: false`) and exits; `worker`
- * registers a handler, processes that alert from Redis and exits. Each prints its finished spans
- * as one JSON line. Usage: otel-redis-role.ts web|worker <REDIS_URL> <PREFIX>
+ * `web` accepts one signed delivery into the Redis queue (`consume: false`), reads the queue-depth
+ * gauge (the alert waits in Redis, not in the process) and exits; `worker` registers a handler,
+ * processes that alert from Redis and exits. Each prints its finished spans (and `web` the gauge's
+ * points) as one JSON line. Usage: otel-redis-role.ts web|worker <REDIS_URL> <PREFIX>
  */
 import { createReceiver } from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
@@ -16,6 +17,7 @@ const SECRET = 'whsec_otel_redis';
 const sdk = installTestSdk();
 const queue = createRedisQueue({ connection: url, prefix });
 let status: number | undefined;
+let depth: unknown[] | undefined;
 if (role === 'web') {
   const web = createReceiver({ secret: SECRET, queue, consume: false });
   const { headers, body } = createTestDelivery(
@@ -23,6 +25,8 @@ if (role === 'web') {
     { secret: SECRET },
   );
   status = (await web.handle({ method: 'POST', headers, body })).status;
+  await sdk.collect();
+  depth = sdk.points('churn_risk.queue.depth').map((point) => point.value);
   await web.close({ timeoutMs: 10_000 });
 } else {
   const worker = createReceiver({ secret: SECRET, queue });
@@ -33,5 +37,5 @@ if (role === 'web') {
   });
   await worker.close({ timeoutMs: 10_000 });
 }
-console.log(JSON.stringify({ status, spans: sdk.spans().map(spanJson) }));
+console.log(JSON.stringify({ status, depth, spans: sdk.spans().map(spanJson) }));
 await sdk.uninstall();

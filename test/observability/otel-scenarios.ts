@@ -67,11 +67,31 @@ async function metrics(sdk: TestSdk): Promise<unknown> {
   await sdk.collect();
   const points = (name: string): unknown[] =>
     sdk.points(name).map((point) => ({ attributes: point.attributes, value: point.value }));
-  return {
+  const recorded = {
     deliveries: points('churn_risk.webhook.deliveries'),
     durations: points('churn_risk.alert.process.duration'),
     depth: points('churn_risk.queue.depth'),
   };
+  await receiver.close();
+  return { ...recorded, depthWhileBusy: await depthWhileBusy(sdk) };
+}
+
+/** The queue-depth gauge while one alert runs and three wait, then once they are done. */
+async function depthWhileBusy(sdk: TestSdk): Promise<unknown[]> {
+  const receiver = createReceiver({ secret: SECRET, concurrency: 1 });
+  let release = (): void => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  receiver.on('churn_risk_alert', () => gate);
+  for (const user of ['busy_1', 'busy_2', 'busy_3', 'busy_4'])
+    await receiver.handle(delivery(user));
+  await sdk.collect();
+  const busy = sdk.points('churn_risk.queue.depth').map((point) => point.value);
+  release();
+  await receiver.drain();
+  await sdk.collect();
+  const idle = sdk.points('churn_risk.queue.depth').map((point) => point.value);
+  await receiver.close();
+  return [busy, idle];
 }
 
 const output: Record<string, unknown> = {};

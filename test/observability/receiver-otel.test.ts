@@ -17,10 +17,17 @@ interface Point {
 }
 interface Recorded {
   traces: { id: string; statuses: number[]; spans: SpanJson[] };
-  metrics: { deliveries: Point[]; durations: Point[]; depth: Point[] };
+  metrics: {
+    deliveries: Point[];
+    durations: Point[];
+    depth: Point[];
+    /** The gauge's values with one alert running and three waiting, then after the drain. */
+    depthWhileBusy: [unknown[], unknown[]];
+  };
 }
 interface RoleOutput {
   status: number | undefined;
+  depth?: unknown[];
   spans: SpanJson[];
 }
 
@@ -113,7 +120,7 @@ describe('OpenTelemetry traces', () => {
     expect(refused.attributes['messaging.message.id']).toBeUndefined();
   });
 
-  it("Redis mode: a worker process's process span links to the web process's receive span", async () => {
+  it("Redis mode: a worker process's process span links to the web process's receive span; the web process's depth gauge reads Redis", async () => {
     const url = redisServer!.url;
     const prefix = `otel-${String(process.pid)}`;
     // The web process accepts into Redis and exits; then a worker process takes the job.
@@ -122,6 +129,8 @@ describe('OpenTelemetry traces', () => {
       await runTs(['otel-redis-role.ts', 'worker', url, prefix]),
     ) as RoleOutput;
     expect(web.status).toBe(202);
+    // The web process's own queue is empty; the gauge reads the alert waiting in Redis.
+    expect(web.depth).toEqual([1]);
     const receive = named(web.spans, 'receive churn_risk_alert')[0]!;
     expect(receive.attributes['messaging.message.id']).toMatch(/^user_two_processes:/);
     expect(named(web.spans, 'process churn_risk_alert')).toEqual([]);
@@ -158,5 +167,6 @@ describe('OpenTelemetry metrics', () => {
     );
     expect(byOutcome).toEqual({ failure: 1, success: 1 });
     expect(recorded.metrics.depth.map((point) => point.value)).toEqual([0]);
+    expect(recorded.metrics.depthWhileBusy).toEqual([[3], [0]]);
   });
 });

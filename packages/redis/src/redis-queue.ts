@@ -42,6 +42,8 @@ export interface RedisQueue extends AlertQueue {
   retryAll(): Promise<number>;
   /** Jobs by state, across every process that shares the Redis. */
   counts(): Promise<QueueCounts>;
+  /** Alerts waiting in Redis for any worker (waiting or delayed), for the queue-depth gauge. */
+  depth(): Promise<number>;
   health(): Promise<QueueHealth>;
   /** The BullMQ queue, for BullMQ's own tools (read-only use). */
   readonly bullQueue: Queue<AlertJobData>;
@@ -158,7 +160,17 @@ class RedisAlertQueue implements RedisQueue {
   }
 
   get queued(): number {
-    return 0; // waiting alerts live in Redis: see counts()
+    return 0; // waiting alerts live in Redis: see counts() and depth()
+  }
+
+  /**
+   * Alerts waiting in Redis for any worker: waiting, and delayed (a retry scheduled). Read by the
+   * `churn_risk.queue.depth` gauge; rejects when Redis does not answer within `enqueueTimeoutMs`.
+   */
+  async depth(): Promise<number> {
+    const read = this.bullQueue.getJobCounts('waiting', 'prioritized', 'delayed');
+    const counts = await withTimeout(read, this.#options.enqueueTimeoutMs, 'Redis did not answer');
+    return (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0);
   }
 
   get running(): number {

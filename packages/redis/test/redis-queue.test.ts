@@ -96,6 +96,7 @@ describe('createRedisQueue', () => {
       expect((await web.handle(deliveryOf(makeAlert()))).status).toBe(202);
     const queue = queueOn(prefix);
     expect((await queue.counts()).waiting).toBe(3);
+    expect(await queue.depth()).toBe(3);
     const worker = receiverWith(queue);
     const ran: string[] = [];
     worker.on('churn_risk_alert', (alert) => {
@@ -104,6 +105,22 @@ describe('createRedisQueue', () => {
     await worker.drain({ timeoutMs: 10_000 });
     expect(ran).toHaveLength(3);
     expect(webRuns).toBe(0);
+    expect(await queue.depth()).toBe(0);
+  });
+
+  it('depth() counts an alert whose retry is scheduled (delayed in Redis, not in the process)', async () => {
+    const queue = queueOn(newPrefix());
+    const worker = receiverWith(queue, { retries: { retries: 1, backoffMs: () => 60_000 } });
+    worker.on('churn_risk_alert', () => {
+      throw new Error('down');
+    });
+    expect((await worker.handle(deliveryOf(makeAlert()))).status).toBe(202);
+    const until = Date.now() + 10_000;
+    while ((await queue.counts()).delayed === 0 && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await queue.counts()).toMatchObject({ waiting: 0, active: 0, delayed: 1 });
+    expect(await queue.depth()).toBe(1);
+    expect(queue.queued).toBe(0);
   });
 
   it('retries a failed handler as delayed jobs, without running a handler that succeeded again', async () => {

@@ -19,6 +19,12 @@ export const METRIC_NAMES = Object.freeze({
 const SUCCESS: Attributes = Object.freeze({ outcome: 'success' });
 const FAILURE: Attributes = Object.freeze({ outcome: 'failure' });
 
+/**
+ * Reads the number of alerts waiting, for the `churn_risk.queue.depth` gauge: at once for a queue in
+ * this process, from the store for a shared one (a rejected read observes nothing).
+ */
+export type QueueDepth = () => number | Promise<number>;
+
 interface Instruments {
   deliveries: Counter;
   duration: Histogram;
@@ -31,9 +37,19 @@ interface Instruments {
  */
 export class ReceiverMetrics {
   readonly #api: OtelApi;
-  readonly #depth: () => number;
-  readonly #observeDepth = (result: ObservableResult): void => {
-    result.observe(this.#depth());
+  readonly #depth: QueueDepth;
+  readonly #observeDepth = (result: ObservableResult): void | Promise<void> => {
+    const depth = this.#depth();
+    if (typeof depth === 'number') {
+      result.observe(depth);
+      return;
+    }
+    return depth.then(
+      (value) => {
+        result.observe(value);
+      },
+      () => undefined, // the store did not answer: no point this time
+    );
   };
   #provider: MeterProvider | undefined;
   #instruments: Instruments | undefined;
@@ -41,7 +57,7 @@ export class ReceiverMetrics {
   readonly #deliveryAttributes = new Map<number, Map<string, Attributes>>();
 
   /** `depth` reads the number of alerts waiting, for the `churn_risk.queue.depth` gauge. */
-  constructor(api: OtelApi, depth: () => number) {
+  constructor(api: OtelApi, depth: QueueDepth) {
     this.#api = api;
     this.#depth = depth;
     this.instruments(); // registers the gauge at once when a meter provider is there

@@ -2,6 +2,7 @@ import { isWebhookVerificationError } from '../errors/webhook-verification-error
 import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
 import { DEFAULT_RECEIVER_LOGGER, resolveLogger, type Logger } from './logger.js';
 import { createReceiverTelemetry, type ReceiverTelemetry } from './telemetry.js';
+import type { QueueDepth } from './receiver-metrics.js';
 
 /** A refused delivery, as `onRejected` listeners get it (SPEC section 10). */
 export interface RejectedDelivery {
@@ -41,7 +42,7 @@ export class ReceiverObserver {
    * @param logger the `logger` option (checked here: a `TypeError` for a bad one)
    * @param depth the number of alerts waiting, for the queue-depth gauge
    */
-  constructor(options: { logger: unknown; now: () => number; depth: () => number }) {
+  constructor(options: { logger: unknown; now: () => number; depth: QueueDepth }) {
     this.logger = resolveLogger(options.logger, DEFAULT_RECEIVER_LOGGER);
     this.verbose = this.logger !== DEFAULT_RECEIVER_LOGGER;
     this.#now = options.now;

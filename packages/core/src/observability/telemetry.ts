@@ -7,7 +7,7 @@ import {
   registeredGlobals,
   type OtelApi,
 } from './otel-api.js';
-import { ReceiverMetrics } from './receiver-metrics.js';
+import { ReceiverMetrics, type QueueDepth } from './receiver-metrics.js';
 
 /** Span names of SPEC section 10. */
 export const SPAN_NAMES = Object.freeze({
@@ -47,7 +47,7 @@ export class ReceiverTelemetry {
   #tracer: Tracer | undefined;
 
   /** `depth` reads the number of alerts waiting, for the `churn_risk.queue.depth` gauge. */
-  constructor(api: OtelApi, depth: () => number) {
+  constructor(api: OtelApi, depth: QueueDepth) {
     this.#api = api;
     this.#metrics = new ReceiverMetrics(api, depth);
   }
@@ -147,7 +147,7 @@ export class ReceiverTelemetry {
  * The receiver's telemetry when `@opentelemetry/api` is installed, else `undefined` (then nothing
  * is recorded and nothing fails).
  */
-export function createReceiverTelemetry(depth: () => number): ReceiverTelemetry | undefined {
+export function createReceiverTelemetry(depth: QueueDepth): ReceiverTelemetry | undefined {
   const api = otelApi();
   return api === undefined ? undefined : new ReceiverTelemetry(api, depth);
 }

@@ -136,4 +136,9 @@ export interface AlertQueue {
   readonly running: number;
   /** Asks the store whether it answers. An in-process queue is always reachable. */
   health?(): Promise<QueueHealth>;
+  /**
+   * Alerts waiting in a shared store to be processed, by any process (waiting, and scheduled for a
+   * retry), for the `churn_risk.queue.depth` gauge. Without it the gauge reads `queued`.
+   */
+  depth?(): Promise<number>;
 }

@@ -74,7 +74,7 @@ class WebhookReceiver implements Receiver {
     this.#observer = new ReceiverObserver({
       logger: options.logger,
       now: config.now,
-      depth: () => queue.queued,
+      depth: queue.depth === undefined ? () => queue.queued : queue.depth.bind(queue),
     });
     this.#telemetry = this.#observer.telemetry;
     this.#registry = new HandlerRegistry(
