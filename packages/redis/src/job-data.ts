@@ -11,8 +11,11 @@ export interface AlertJobData {
   alert: ChurnRiskAlert;
   receivedAt: number;
   traceContext?: Record<string, string>;
-  /** Indexes (registration order) of handlers that succeeded in an earlier try. */
-  succeeded?: number[];
+  /**
+   * Keys of the handlers that succeeded in an earlier try (`TryOutcome.succeeded`): a retry, in any
+   * worker and after a deploy, skips exactly these.
+   */
+  succeeded?: string[];
 }
 
 /** The queued alert of a job's data. */

@@ -35,15 +35,10 @@ export async function processAlertJob(
   const data = job.data;
   const entry = toQueuedAlert(data);
   const attempt = job.attemptsMade;
-  const skip = new Set(data.succeeded ?? []);
-  const failures = await processor.runTry(entry, attempt, skip);
+  const done = new Set(data.succeeded ?? []);
+  const { failures, succeeded } = await processor.runTry(entry, attempt, done);
   if (failures.length === 0) return;
-  const failed = new Set(failures.map((f) => f.index));
-  const succeeded = [...skip];
-  for (let index = 0; index < processor.handlerCount; index++) {
-    if (!skip.has(index) && !failed.has(index)) succeeded.push(index);
-  }
-  if (succeeded.length > skip.size) await job.updateData({ ...data, succeeded });
+  if (succeeded.length > done.size) await job.updateData({ ...data, succeeded: [...succeeded] });
   const attempts = job.opts.attempts ?? 1;
   if (attempt + 1 >= attempts) await processor.reportFailures(entry, attempt, failures);
   throw new HandlersFailedError(failures);

@@ -146,6 +146,48 @@ describe('createRedisQueue', () => {
     expect(await queue.counts()).toMatchObject({ completed: 1, failed: 0, delayed: 0 });
   });
 
+  it('a retry after a deploy that added a handler in front runs the new one and skips the one that succeeded', async () => {
+    const prefix = newPrefix();
+    const ran: string[] = [];
+    const audit = (): void => {
+      ran.push('audit');
+    };
+    const crm = (): void => {
+      ran.push('crm');
+      throw new Error('CRM down');
+    };
+    const before = receiverWith(queueOn(prefix), {
+      retries: { retries: 1, backoffMs: () => 60_000 },
+    });
+    before.on('churn_risk_alert', audit);
+    before.on('churn_risk_alert', crm);
+    expect((await before.handle(deliveryOf(makeAlert()))).status).toBe(202);
+    const queue = queueOn(prefix);
+    const until = Date.now() + 10_000;
+    while ((await queue.counts()).delayed === 0 && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await before.close({ timeoutMs: 10_000 });
+    expect(ran).toEqual(['audit', 'crm']);
+
+    // The new release registers a handler first; the retry is promoted to run now.
+    ran.length = 0;
+    const [job] = await queue.bullQueue.getDelayed();
+    await job!.promote();
+    const after = receiverWith(queueOn(prefix), {
+      retries: { retries: 1, backoffMs: () => 60_000 },
+    });
+    after.on('churn_risk_alert', () => {
+      ran.push('slack');
+    });
+    after.on('churn_risk_alert', audit);
+    after.on('churn_risk_alert', () => {
+      ran.push('crm fixed');
+    });
+    await after.drain({ timeoutMs: 10_000 });
+    expect(ran.sort()).toEqual(['crm fixed', 'slack']);
+    expect(await queue.counts()).toMatchObject({ completed: 1, failed: 0, delayed: 0 });
+  });
+
   it('keeps an alert that failed every try in the failed set, calls onError once, and retry(id) runs it again', async () => {
     const queue = queueOn(newPrefix());
     const receiver = receiverWith(queue, { retries: { retries: 1, backoffMs: () => 30 } });

@@ -1,6 +1,7 @@
 import type { ReceiverObserver } from '../observability/receiver-observer.js';
 import { fromTraceCarrier } from '../observability/trace-carrier.js';
-import type { AlertProcessor, HandlerFailure, QueuedAlert } from './alert-queue.js';
+import type { AlertProcessor, HandlerFailure, QueuedAlert, TryOutcome } from './alert-queue.js';
+import { handlerKeys } from './handler-keys.js';
 import type { RetryPolicy } from './retry-policy.js';
 import {
   reportFailures,
@@ -18,6 +19,8 @@ import type { ErrorHandler } from './types.js';
  */
 export class HandlerRegistry implements AlertProcessor {
   handlers: readonly AnyHandler[] = [];
+  /** `handlerKeys(handlers)`, replaced together with `handlers`. */
+  #keys: readonly string[] = [];
   errorHandlers: readonly ErrorHandler[] = [];
   readonly concurrency: number;
   readonly retry: RetryPolicy;
@@ -40,17 +43,18 @@ export class HandlerRegistry implements AlertProcessor {
     this.#observer = observer;
   }
 
-  get handlerCount(): number {
-    return this.handlers.length;
-  }
-
   add(handler: AnyHandler): void {
-    this.handlers = [...this.handlers, handler];
+    this.#setHandlers([...this.handlers, handler]);
   }
 
   remove(handler: AnyHandler): void {
     const index = this.handlers.lastIndexOf(handler);
-    if (index >= 0) this.handlers = this.handlers.toSpliced(index, 1);
+    if (index >= 0) this.#setHandlers(this.handlers.toSpliced(index, 1));
+  }
+
+  #setHandlers(handlers: readonly AnyHandler[]): void {
+    this.handlers = handlers;
+    this.#keys = handlerKeys(handlers);
   }
 
   addErrorHandler(handler: ErrorHandler): void {
@@ -61,12 +65,24 @@ export class HandlerRegistry implements AlertProcessor {
     return runHandlers(this.#input(entry));
   }
 
-  runTry(
+  async runTry(
     entry: QueuedAlert,
     attempt: number,
-    skip: ReadonlySet<number>,
-  ): Promise<readonly HandlerFailure[]> {
-    return tryHandlers(this.#input(entry), attempt, skip);
+    done: ReadonlySet<string>,
+  ): Promise<TryOutcome> {
+    const input = this.#input(entry);
+    const keys = this.#keys; // the keys of input.handlers: both were read in this turn
+    const skip = new Set<number>();
+    keys.forEach((key, index) => {
+      if (done.has(key)) skip.add(index);
+    });
+    const failures = await tryHandlers(input, attempt, skip);
+    const failed = new Set(failures.map((failure) => failure.index));
+    const succeeded = new Set(done);
+    keys.forEach((key, index) => {
+      if (!failed.has(index)) succeeded.add(key);
+    });
+    return { failures, succeeded: [...succeeded] };
   }
 
   reportFailures(

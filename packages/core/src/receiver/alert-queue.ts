@@ -60,8 +60,6 @@ export interface AlertProcessor {
     /** Milliseconds to wait before retry number `retry` (1 for the first retry). */
     delayMs(retry: number): number;
   };
-  /** Number of handlers registered now. */
-  readonly handlerCount: number;
   /**
    * Runs every handler of the alert with the retry policy, in this process (retries wait on
    * timers), and reports what still fails to `onError`. Never throws or rejects; gives the number
@@ -69,20 +67,29 @@ export interface AlertProcessor {
    */
   process(entry: QueuedAlert): number | Promise<number>;
   /**
-   * One try (`attempt` 0 for the first) of the handlers whose index is not in `skip`, side by
-   * side. Never rejects; gives the handlers that failed this try.
+   * One try (`attempt` 0 for the first) of the handlers whose key is not in `done`, side by side.
+   * `done` is what the previous try gave as `succeeded` (empty for the first): store it with the
+   * alert. Keys name the same handler in every process and survive a deploy that adds, removes or
+   * reorders handlers; a handler whose code changed runs again. Never rejects.
    */
-  runTry(
-    entry: QueuedAlert,
-    attempt: number,
-    skip: ReadonlySet<number>,
-  ): Promise<readonly HandlerFailure[]>;
+  runTry(entry: QueuedAlert, attempt: number, done: ReadonlySet<string>): Promise<TryOutcome>;
   /** After the last try: each failure goes to the `onError` handlers once. Never rejects. */
   reportFailures(
     entry: QueuedAlert,
     attempt: number,
     failures: readonly HandlerFailure[],
   ): Promise<void>;
+}
+
+/** What one try of an alert's handlers gave (`AlertProcessor.runTry`). */
+export interface TryOutcome {
+  /** The handlers that failed this try, by registration index. */
+  readonly failures: readonly HandlerFailure[];
+  /**
+   * Keys of the handlers that have succeeded for this alert, in this try or an earlier one: pass
+   * them as `done` to the next try.
+   */
+  readonly succeeded: readonly string[];
 }
 
 /** Reachability of a queue's store, for `receiver.health()`. */

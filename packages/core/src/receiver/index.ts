@@ -7,6 +7,7 @@ export type {
   HandlerFailure,
   QueueHealth,
   QueuedAlert,
+  TryOutcome,
 } from './alert-queue.js';
 export { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 export {
