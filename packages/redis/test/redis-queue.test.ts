@@ -43,6 +43,13 @@ function receiverWith(
 
 const newPrefix = (): string => `t${process.pid}-${++prefixSeq}`;
 
+/** Resolves once a retry is scheduled (a delayed job) in `queue`, or after 10 s. */
+async function retryScheduled(queue: RedisQueue): Promise<void> {
+  const until = Date.now() + 10_000;
+  while ((await queue.counts()).delayed === 0 && Date.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 describe('createRedisQueue', () => {
   it('answers 202 once Redis holds the job, and a worker in this process runs the handler', async () => {
     const queue = queueOn(newPrefix());
@@ -115,9 +122,7 @@ describe('createRedisQueue', () => {
       throw new Error('down');
     });
     expect((await worker.handle(deliveryOf(makeAlert()))).status).toBe(202);
-    const until = Date.now() + 10_000;
-    while ((await queue.counts()).delayed === 0 && Date.now() < until)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await retryScheduled(queue);
     expect(await queue.counts()).toMatchObject({ waiting: 0, active: 0, delayed: 1 });
     expect(await queue.depth()).toBe(1);
     expect(queue.queued).toBe(0);
@@ -163,9 +168,7 @@ describe('createRedisQueue', () => {
     before.on('churn_risk_alert', crm);
     expect((await before.handle(deliveryOf(makeAlert()))).status).toBe(202);
     const queue = queueOn(prefix);
-    const until = Date.now() + 10_000;
-    while ((await queue.counts()).delayed === 0 && Date.now() < until)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await retryScheduled(queue);
     await before.close({ timeoutMs: 10_000 });
     expect(ran).toEqual(['audit', 'crm']);
 
