@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, truncateSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 
 /** One line of the store: the side effect of one alert, keyed by its identity. */
@@ -27,17 +27,31 @@ export interface IdempotentStore {
   addOnce(record: StoredRecord): Promise<boolean>;
 }
 
-/** Every record in the file, in the order written (none when the file does not exist). */
+/**
+ * The file's complete lines: those ended by a newline. A line without one is being written by
+ * another process right now, or was torn by a crash mid-write (its handler did not finish, so its
+ * retry writes the record again).
+ */
+function completeText(file: string): { text: string; bytes: number; size: number } {
+  if (!existsSync(file)) return { text: '', bytes: 0, size: 0 };
+  const data = readFileSync(file);
+  const bytes = data.lastIndexOf(0x0a) + 1;
+  return { text: data.subarray(0, bytes).toString('utf8'), bytes, size: data.length };
+}
+
+/** Every complete record in the file, in the order written (none when the file does not exist). */
 export function readRecords(file: string): StoredRecord[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
+  return completeText(file)
+    .text.split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as StoredRecord);
 }
 
-/** Opens the store, loading the identities already in the file. */
+/** Opens the store (one process at a time), loading the identities already in the file. */
 export function openIdempotentStore(file: string): IdempotentStore {
+  // A torn last line (a crash mid-write) is cut off, so that the next record starts a line.
+  const { bytes, size } = completeText(file);
+  if (bytes < size) truncateSync(file, bytes);
   const ids = new Set(readRecords(file).map((record) => record.id));
   return {
     has: (id) => ids.has(id),
@@ -45,7 +59,8 @@ export function openIdempotentStore(file: string): IdempotentStore {
       if (ids.has(record.id)) return false;
       ids.add(record.id); // claimed before the write: a concurrent run of the same id stops here
       try {
-        // One small write with O_APPEND: the line lands whole or not at all.
+        // One small write with O_APPEND: the line lands whole after the others (a reader may see
+        // it half-written: readRecords leaves out an unfinished last line).
         await appendFile(file, `${JSON.stringify(record)}\n`);
       } catch (error) {
         ids.delete(record.id); // not written: the handler fails and its retry writes it

@@ -1,6 +1,6 @@
 import { createTestDelivery } from '@churn-risk/core/testing';
 import type { AlertContext } from '@churn-risk/core';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -37,5 +37,20 @@ describe('the worker handler (idempotent by alert identity)', () => {
       `handling ${context.id}`,
       `already handled ${context.id} (nothing to do)`,
     ]);
+  });
+
+  it('reads only complete lines: a line being written, or torn by a crash, is left out', async () => {
+    const file = join(dir, 'torn.jsonl');
+    appendFileSync(file, `${JSON.stringify({ id: 'u1:t' })}\n{"id":"u2:t","no`);
+    // A reader while another process is mid-write sees the first record only.
+    expect(readRecords(file).map((record) => record.id)).toEqual(['u1:t']);
+    // A worker restarted after a crash mid-write cuts the torn line off; its records start lines.
+    const store = openIdempotentStore(file);
+    expect(store.has('u1:t')).toBe(true);
+    expect(store.has('u2:t')).toBe(false);
+    expect(await store.addOnce({ id: 'u2:t', note: 'again' })).toBe(true);
+    expect(readFileSync(file, 'utf8')).toBe(
+      `${JSON.stringify({ id: 'u1:t' })}\n${JSON.stringify({ id: 'u2:t', note: 'again' })}\n`,
+    );
   });
 });
