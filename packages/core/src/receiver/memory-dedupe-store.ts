@@ -1,4 +1,8 @@
+import { integerOption } from './integer-option.js';
 import type { DedupeStore } from './types.js';
+
+/** How many identities the store holds by default (also `MEMORY_QUEUE_DEFAULTS.dedupeMaxEntries`). */
+export const DEFAULT_DEDUPE_MAX_ENTRIES = 100_000;
 
 /** Options of `createMemoryDedupeStore`. */
 export interface MemoryDedupeStoreOptions {
@@ -37,10 +41,11 @@ const INITIAL_SLOTS = 1024;
  * const receiver = createReceiver({ secret, dedupe: { store: createMemoryDedupeStore({ maxEntries: 1000 }) } });
  */
 export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}): MemoryDedupeStore {
-  const maxEntries = options.maxEntries ?? 100_000;
-  if (!Number.isInteger(maxEntries) || maxEntries < 1) {
-    throw new TypeError('maxEntries must be an integer of at least 1.');
-  }
+  const maxEntries = integerOption(
+    'maxEntries',
+    options.maxEntries ?? DEFAULT_DEDUPE_MAX_ENTRIES,
+    1,
+  );
   const now = options.now ?? Date.now;
   // Layout, chosen for the garbage collector as much as for speed: a key is held in a slot, whose
   // hash, expiry and place in the recency list (doubly linked, oldest first) live in typed arrays

@@ -6,7 +6,7 @@ import type {
   QueuedAlert,
 } from './alert-queue.js';
 import { integerOption } from './integer-option.js';
-import { createMemoryDedupeStore } from './memory-dedupe-store.js';
+import { createMemoryDedupeStore, DEFAULT_DEDUPE_MAX_ENTRIES } from './memory-dedupe-store.js';
 import type { DedupeStore } from './types.js';
 import { createWorkQueue, type Job } from './work-queue.js';
 
@@ -70,7 +70,7 @@ class MemoryJob implements Job, AcceptedAlert {
 export const MEMORY_QUEUE_DEFAULTS = Object.freeze({
   maxQueue: 10_000,
   dedupeTtlMs: 72 * 3_600_000,
-  dedupeMaxEntries: 100_000,
+  dedupeMaxEntries: DEFAULT_DEDUPE_MAX_ENTRIES,
 });
 
 /**
