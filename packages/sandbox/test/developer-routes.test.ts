@@ -1,7 +1,8 @@
-import { ChurnRiskClient, ServiceError } from '@churn-risk/core';
+import { ChurnRiskClient } from '@churn-risk/core';
 import { createManualClock, createSandbox, type Sandbox } from '@churn-risk/sandbox';
 import { SandboxClient } from '@churn-risk/sandbox/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceFailure } from './helpers/service-failure.js';
 import { startReceiver, type TestReceiver } from './helpers/webhook-receiver.js';
 
 // SPEC section 11's routes through the typed SandboxClient: replay, filters, test alerts, the
@@ -32,15 +33,6 @@ async function cross(userId: string, webhook = receiver.url): Promise<string> {
   return sandbox.deliveries.list({ userId }).at(-1)!.id;
 }
 
-const failure = async (promise: Promise<unknown>): Promise<ServiceError> => {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ServiceError);
-  return error as ServiceError;
-};
-
 describe('POST /v1/deliveries/{id}/replay', () => {
   it('starts a new delivery of the byte-identical payload, signed afresh, to the same webhook', async () => {
     const id = await cross('replay_me');
@@ -59,7 +51,7 @@ describe('POST /v1/deliveries/{id}/replay', () => {
   });
 
   it('answers 404 NOT_FOUND for an unknown delivery', async () => {
-    const error = await failure(client.replay('dlv_nope'));
+    const error = await serviceFailure(client.replay('dlv_nope'));
     expect(error).toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
 });
@@ -97,7 +89,7 @@ describe('POST /v1/sandbox/test-alert', () => {
     expect(record.alert).toMatchObject({ userId: 'tested', score: 0.9, tier: 'high' });
     await sandbox.deliveries.idle();
     expect(sandbox.deliveries.get(record.id)!.state).toBe('delivered');
-    const error = await failure(client.sendTestAlert('unwatched'));
+    const error = await serviceFailure(client.sendTestAlert('unwatched'));
     expect(error).toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
 });

@@ -1,6 +1,7 @@
-import { ChurnRiskClient, ServiceError } from '@churn-risk/core';
+import { ChurnRiskClient } from '@churn-risk/core';
 import { createManualClock, createSandbox, type Sandbox } from '@churn-risk/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceFailure } from './helpers/service-failure.js';
 
 let sandbox: Sandbox;
 let client: ChurnRiskClient;
@@ -13,15 +14,6 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-const failure = async (promise: Promise<unknown>): Promise<ServiceError> => {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ServiceError);
-  return error as ServiceError;
-};
-
 describe('REST routes through ChurnRiskClient', () => {
   it('identify (204) creates a user whose risk is then readable; unknown users are 404', async () => {
     await expect(client.identify('alice/ä b', { plan: 'pro', mrr: 99 })).resolves.toBeUndefined();
@@ -32,7 +24,7 @@ describe('REST routes through ChurnRiskClient', () => {
       signals: ['no_activity'],
       recommendation: expect.any(String) as string,
     });
-    const error = await failure(client.getRiskScore('nobody'));
+    const error = await serviceFailure(client.getRiskScore('nobody'));
     expect(error).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     expect(error.requestId).toMatch(/^req_/);
   });
@@ -116,7 +108,10 @@ describe('REST routes through ChurnRiskClient', () => {
       cooldownMs: 7 * 86_400_000,
     });
     await expect(client.unwatch('w')).resolves.toBeUndefined();
-    expect(await failure(client.unwatch('w'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(await serviceFailure(client.unwatch('w'))).toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+    });
   });
 
   it('answers 401 UNAUTHORIZED to a wrong API key', async () => {
@@ -125,11 +120,11 @@ describe('REST routes through ChurnRiskClient', () => {
       baseUrl: sandbox.url,
       maxRetries: 0,
     });
-    expect(await failure(wrong.getRiskScore('alice'))).toMatchObject({
+    expect(await serviceFailure(wrong.getRiskScore('alice'))).toMatchObject({
       status: 401,
       code: 'UNAUTHORIZED',
     });
-    expect(await failure(wrong.track({ userId: 'x', event: 'login' }))).toMatchObject({
+    expect(await serviceFailure(wrong.track({ userId: 'x', event: 'login' }))).toMatchObject({
       status: 401,
     });
     expect(sandbox.service.users.get('x')).toBeUndefined();
@@ -143,7 +138,7 @@ describe('REST routes through ChurnRiskClient', () => {
       maxRetries: 0,
       fetch: (url, init) => fetch(url, { ...init, body: JSON.stringify({ userId: '', event: 7 }) }),
     });
-    const error = await failure(corrupting.track({ userId: 'v', event: 'login' }));
+    const error = await serviceFailure(corrupting.track({ userId: 'v', event: 'login' }));
     expect(error).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
     expect(error.details).toEqual([
       expect.objectContaining({ path: 'userId' }),
@@ -156,7 +151,7 @@ describe('REST routes through ChurnRiskClient', () => {
     try {
       const c = new ChurnRiskClient({ apiKey: small.apiKey, baseUrl: small.url, maxRetries: 0 });
       await c.identify('big', { name: 'x'.repeat(900) });
-      const error = await failure(c.identify('big', { name: 'x'.repeat(2000) }));
+      const error = await serviceFailure(c.identify('big', { name: 'x'.repeat(2000) }));
       expect(error).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
     } finally {
       await small.close();
@@ -174,7 +169,7 @@ describe('REST routes through ChurnRiskClient', () => {
       });
       await c.identify('r', {});
       await c.getRiskScore('r');
-      expect(await failure(c.getRiskScore('r'))).toMatchObject({
+      expect(await serviceFailure(c.getRiskScore('r'))).toMatchObject({
         status: 429,
         code: 'RATE_LIMITED',
       });
