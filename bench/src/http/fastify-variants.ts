@@ -19,6 +19,7 @@ import {
 } from '@churn-risk/core';
 import { churnRiskPlugin } from '@churn-risk/fastify';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
+import { rawBodyOfAnyType } from '../lib/fastify-raw-body.js';
 import { handVerified } from '../lib/hand-check.js';
 
 const ACCEPTED = { received: true };
@@ -167,11 +168,28 @@ export async function variantApp(setup: Setup): Promise<FastifyInstance> {
   return app;
 }
 
-const anyTypeRaw = (app: FastifyInstance): void => {
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+/**
+ * The plugin's content-type handling before issue 12: an `onRequest` hook swaps in `RAW_TYPE` (so
+ * one parser takes every body as bytes) and keeps the original in a WeakMap; the returned
+ * function puts it back in the route's handler.
+ */
+function contentTypeHook(app: FastifyInstance): (request: FastifyRequest) => void {
+  const original = new WeakMap<FastifyRequest, string>();
+  app.addContentTypeParser(RAW_TYPE, { parseAs: 'buffer' }, (_request, body, done) => {
     done(null, body);
   });
-};
+  app.addHook('onRequest', (request, _reply, done) => {
+    const type = request.headers['content-type'];
+    if (type !== undefined) original.set(request, type);
+    request.headers['content-type'] = RAW_TYPE;
+    done();
+  });
+  return (request) => {
+    const type = original.get(request);
+    if (type === undefined) delete request.headers['content-type'];
+    else request.headers['content-type'] = type;
+  };
+}
 
 async function handAnswer(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   if (verified(request)) return reply.code(202).send(ACCEPTED);
@@ -193,7 +211,7 @@ async function receiverAnswer(
 export const FASTIFY_SETUPS: Record<string, Setup> = {
   /** The hand-written route of `fastify-hand`. */
   'fx-hand': (app) => {
-    anyTypeRaw(app);
+    rawBodyOfAnyType(app);
     app.post(WEBHOOK_PATH, handAnswer);
   },
   /** The plugin, as `fastify-ours` registers it. */
@@ -202,31 +220,20 @@ export const FASTIFY_SETUPS: Record<string, Setup> = {
   },
   /** The hand-written route plus the plugin's onRequest content-type hook and its WeakMap. */
   'fx-hand-hook': (app) => {
-    const original = new WeakMap<FastifyRequest, string>();
-    app.addContentTypeParser(RAW_TYPE, { parseAs: 'buffer' }, (_request, body, done) => {
-      done(null, body);
-    });
-    app.addHook('onRequest', (request, _reply, done) => {
-      const type = request.headers['content-type'];
-      if (type !== undefined) original.set(request, type);
-      request.headers['content-type'] = RAW_TYPE;
-      done();
-    });
+    const restoreContentType = contentTypeHook(app);
     app.post(WEBHOOK_PATH, async (request, reply) => {
-      const type = original.get(request);
-      if (type === undefined) delete request.headers['content-type'];
-      else request.headers['content-type'] = type;
+      restoreContentType(request);
       return handAnswer(request, reply);
     });
   },
   /** The hand-written route registered for every method. */
   'fx-hand-methods': (app) => {
-    anyTypeRaw(app);
+    rawBodyOfAnyType(app);
     app.route({ method: METHODS, url: WEBHOOK_PATH, handler: handAnswer });
   },
   /** The hand-written route with a synchronous handler. */
   'fx-hand-sync': (app) => {
-    anyTypeRaw(app);
+    rawBodyOfAnyType(app);
     app.post(WEBHOOK_PATH, (request, reply) => {
       if (verified(request)) void reply.code(202).send(ACCEPTED);
       else void reply.code(401).send({ error: { code: 'INVALID_SIGNATURE', message: 'no' } });
@@ -234,7 +241,7 @@ export const FASTIFY_SETUPS: Record<string, Setup> = {
   },
   /** The hand-written route answering with `reply.headers(object)` and a string body. */
   'fx-hand-headers': (app) => {
-    anyTypeRaw(app);
+    rawBodyOfAnyType(app);
     app.post(WEBHOOK_PATH, async (request, reply) => {
       if (!verified(request)) return reply.code(401).send('no');
       return reply.code(202).headers({ 'content-type': 'application/json' }).send(ACCEPTED_JSON);
@@ -243,19 +250,19 @@ export const FASTIFY_SETUPS: Record<string, Setup> = {
   /** The hand-written route's shape, with the receiver's `handle` in place of the check. */
   'fx-hand-receiver': (app) => {
     const r = receiver();
-    anyTypeRaw(app);
+    rawBodyOfAnyType(app);
     app.post(WEBHOOK_PATH, (request, reply) => receiverAnswer(r, request, reply));
   },
   /** As `fx-hand-receiver`, with a receiver without dedupe. */
   'fx-hand-receiver-nodedupe': (app) => {
     const r = receiver(false);
-    anyTypeRaw(app);
+    rawBodyOfAnyType(app);
     app.post(WEBHOOK_PATH, (request, reply) => receiverAnswer(r, request, reply));
   },
   /** The hand-written route with the core's verifier and zod parsing in place of the check. */
   'fx-hand-verifier': (app) => {
     const verify = createVerifier({ secret: SECRET });
-    anyTypeRaw(app);
+    rawBodyOfAnyType(app);
     app.post(WEBHOOK_PATH, async (request, reply) => {
       const body = request.body as Uint8Array;
       verify({
@@ -274,7 +281,7 @@ export const FASTIFY_SETUPS: Record<string, Setup> = {
     const tick = (): void => {
       scheduled = false;
     };
-    anyTypeRaw(app);
+    rawBodyOfAnyType(app);
     app.post(WEBHOOK_PATH, async (request, reply) => {
       if (!scheduled) {
         scheduled = true;
@@ -286,7 +293,7 @@ export const FASTIFY_SETUPS: Record<string, Setup> = {
   /** The plugin's route without the content-type hook (catch-all raw parser), non-async handler. */
   'fx-plugin-nohook': (app) => {
     const r = receiver();
-    anyTypeRaw(app);
+    rawBodyOfAnyType(app);
     app.route({
       method: METHODS,
       url: WEBHOOK_PATH,
@@ -302,24 +309,13 @@ export const FASTIFY_SETUPS: Record<string, Setup> = {
   /** The plugin as it was before issue 12 (hook and WeakMap, every method, async handler). */
   'fx-plugin-before': (app) => {
     const r = receiver();
-    const original = new WeakMap<FastifyRequest, string>();
-    app.addContentTypeParser(RAW_TYPE, { parseAs: 'buffer' }, (_request, body, done) => {
-      done(null, body);
-    });
-    app.addHook('onRequest', (request, _reply, done) => {
-      const type = request.headers['content-type'];
-      if (type !== undefined) original.set(request, type);
-      request.headers['content-type'] = RAW_TYPE;
-      done();
-    });
+    const restoreContentType = contentTypeHook(app);
     app.route({
       method: METHODS,
       url: WEBHOOK_PATH,
       bodyLimit: r.maxBodyBytes,
       async handler(request, reply) {
-        const type = original.get(request);
-        if (type === undefined) delete request.headers['content-type'];
-        else request.headers['content-type'] = type;
+        restoreContentType(request);
         return receiverAnswer(r, request, reply);
       },
     });
@@ -327,24 +323,13 @@ export const FASTIFY_SETUPS: Record<string, Setup> = {
   /** The plugin's route with its content-type hook and WeakMap, non-async handler. */
   'fx-plugin-hook-sync': (app) => {
     const r = receiver();
-    const original = new WeakMap<FastifyRequest, string>();
-    app.addContentTypeParser(RAW_TYPE, { parseAs: 'buffer' }, (_request, body, done) => {
-      done(null, body);
-    });
-    app.addHook('onRequest', (request, _reply, done) => {
-      const type = request.headers['content-type'];
-      if (type !== undefined) original.set(request, type);
-      request.headers['content-type'] = RAW_TYPE;
-      done();
-    });
+    const restoreContentType = contentTypeHook(app);
     app.route({
       method: METHODS,
       url: WEBHOOK_PATH,
       bodyLimit: r.maxBodyBytes,
       handler(request, reply) {
-        const type = original.get(request);
-        if (type === undefined) delete request.headers['content-type'];
-        else request.headers['content-type'] = type;
+        restoreContentType(request);
         const body = request.body instanceof Uint8Array ? request.body : null;
         void r.handle({ method: request.method, headers: request.headers, body }).then((result) => {
           void reply.code(result.status).headers(result.headers).send(result.body);
@@ -356,21 +341,21 @@ export const FASTIFY_SETUPS: Record<string, Setup> = {
   'fx-hand-receiver-leanqueue': (app) => {
     const r = createReceiver({ secret: SECRET, queue: leanQueue(true) });
     r.on('churn_risk_alert', () => undefined);
-    anyTypeRaw(app);
+    rawBodyOfAnyType(app);
     app.post(WEBHOOK_PATH, (request, reply) => receiverAnswer(r, request, reply));
   },
   /** `fx-hand-receiver` with the experimental `leanQueue` and no dedupe at all. */
   'fx-hand-receiver-leanqueue-nodedupe': (app) => {
     const r = createReceiver({ secret: SECRET, queue: leanQueue(false) });
     r.on('churn_risk_alert', () => undefined);
-    anyTypeRaw(app);
+    rawBodyOfAnyType(app);
     app.post(WEBHOOK_PATH, (request, reply) => receiverAnswer(r, request, reply));
   },
   /** `fx-hand-receiver` with the experimental `hashDedupeStore` as its dedupe store. */
   'fx-hand-receiver-hashstore': (app) => {
     const r = createReceiver({ secret: SECRET, dedupe: { store: hashDedupeStore() } });
     r.on('churn_risk_alert', () => undefined);
-    anyTypeRaw(app);
+    rawBodyOfAnyType(app);
     app.post(WEBHOOK_PATH, (request, reply) => receiverAnswer(r, request, reply));
   },
 };

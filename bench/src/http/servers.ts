@@ -14,6 +14,7 @@ import { churnRiskPlugin } from '@churn-risk/fastify';
 import { createRouteHandler } from '@churn-risk/next';
 import { webRequestListener } from '../../../test/support/web-bridge.js';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
+import { rawBodyOfAnyType } from '../lib/fastify-raw-body.js';
 import { handVerified } from '../lib/hand-check.js';
 import { FASTIFY_VARIANTS } from './fastify-variants.js';
 
@@ -93,9 +94,7 @@ export const SERVERS: Record<string, () => Promise<number>> = {
   'fastify-hand': async () => {
     const app = Fastify({ logger: false });
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
-      done(null, body);
-    });
+    rawBodyOfAnyType(app);
     app.post(WEBHOOK_PATH, async (request, reply) => {
       const { headers } = request;
       const ok = handVerified(

@@ -13,6 +13,7 @@ import { churnRiskPlugin } from '@churn-risk/fastify';
 import { createRedisQueue } from '@churn-risk/redis';
 import { Redis } from 'ioredis';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
+import { rawBodyOfAnyType } from '../lib/fastify-raw-body.js';
 import { handEnqueue } from './hand-bullmq.js';
 
 /** Where a server's Redis work goes: the run's redis-server and this server's own key prefix. */
@@ -83,9 +84,7 @@ async function fastifyHand(target: RedisTarget, autoPipelining = false): Promise
   const enqueue = handEnqueue(target.url, target.prefix, autoPipelining);
   const app = Fastify({ logger: false });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
-    done(null, body);
-  });
+  rawBodyOfAnyType(app);
   app.post(WEBHOOK_PATH, async (request, reply) => {
     const { headers } = request;
     const answer = await enqueue(
