@@ -168,9 +168,9 @@ class RedisAlertQueue implements RedisQueue {
    * `churn_risk.queue.depth` gauge; rejects when Redis does not answer within `enqueueTimeoutMs`.
    */
   async depth(): Promise<number> {
-    const read = this.bullQueue.getJobCounts('waiting', 'prioritized', 'delayed');
+    const read = countJobs(this.bullQueue);
     const counts = await withTimeout(read, this.#options.enqueueTimeoutMs, 'Redis did not answer');
-    return (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0);
+    return counts.waiting + counts.delayed;
   }
 
   get running(): number {
