@@ -258,11 +258,12 @@ class WebhookReceiver implements Receiver {
       done.then(() => failures() === 0),
     );
     await done;
+    const failed = failures() > 0;
     // Release before forgetting the outcome: a redelivery either sees the failed outcome or finds
     // the identity free, never a claimed identity with no outcome.
-    if (failures() > 0) await this.#release(id); // so that the service's redelivery runs again
+    if (failed) await this.#release(id); // so that the service's redelivery runs again
     this.#syncInFlight.delete(id);
-    if (failures() > 0) refuseFailed();
+    if (failed) refuseFailed();
     return acceptedResult();
   }
 
