@@ -8,15 +8,10 @@
  */
 import { ChurnRiskClient, ServiceError } from '@churn-risk/core';
 import { createSandbox, type Sandbox } from '@churn-risk/sandbox';
-import {
-  Agent,
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
+import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeServer, listenLocal } from '../conformance/http-client.js';
+import { forward, readAll, relayedHeaders } from './http-relay.js';
 
 const stopList: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -31,15 +26,6 @@ interface KeyGate {
   readonly statuses: number[];
   /** Resolves when the sandbox has answered `count` requests in all. */
   answered(count: number): Promise<void>;
-}
-
-function readAll(stream: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
-    stream.on('error', reject);
-  });
 }
 
 /** A pass-through proxy in front of `target` that can revoke the caller's key (see above). */
@@ -61,45 +47,12 @@ async function startKeyGate(target: string): Promise<KeyGate> {
     const body = await readAll(req);
     const headers = { ...req.headers, host: to.host };
     if (gate.revoked) headers.authorization = 'Bearer sk_revoked_by_the_test_gate';
-    const answer = await new Promise<{
-      status: number;
-      headers: IncomingMessage['headers'];
-      body: Buffer;
-    }>((resolve, reject) => {
-      const outgoing = httpRequest(
-        {
-          host: to.hostname,
-          port: to.port,
-          method: req.method,
-          path: req.url,
-          headers,
-          agent: upstream,
-        },
-        (upstreamRes) => {
-          readAll(upstreamRes).then(
-            (text) =>
-              resolve({
-                status: upstreamRes.statusCode ?? 0,
-                headers: upstreamRes.headers,
-                body: text,
-              }),
-            reject,
-          );
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(body);
-    });
+    const answer = await forward(upstream, to, req, body, headers);
     statuses.push(answer.status);
     const ready = waiters.filter((w) => statuses.length >= w.count);
     waiters = waiters.filter((w) => statuses.length < w.count);
     for (const waiter of ready) waiter.resolve();
-    const out: Record<string, string> = {};
-    for (const [name, value] of Object.entries(answer.headers)) {
-      if (typeof value === 'string' && name !== 'connection' && name !== 'keep-alive')
-        out[name] = value;
-    }
-    res.writeHead(answer.status, out).end(answer.body);
+    res.writeHead(answer.status, relayedHeaders(answer.headers)).end(answer.body);
   };
   const server = createServer((req, res) => {
     relay(req, res).catch(() => req.socket.destroy());

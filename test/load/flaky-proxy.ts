@@ -4,15 +4,10 @@
  * the client saw a failure: what idempotency keys are for). Which fault a request gets is decided
  * by the caller's `decide`, from the request's content and how often its idempotency key was seen.
  */
-import {
-  Agent,
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
+import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { closeServer, listenLocal } from '../conformance/http-client.js';
+import { forward, readAll, relayedHeaders } from './http-relay.js';
 
 /** What the proxy does with one request. */
 export type Fault =
@@ -75,15 +70,6 @@ export interface FlakyProxy {
   close(): Promise<void>;
 }
 
-function readAll(stream: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
-    stream.on('error', reject);
-  });
-}
-
 /** Starts the proxy on 127.0.0.1. */
 export async function createFlakyProxy(options: FlakyProxyOptions): Promise<FlakyProxy> {
   const faults = Object.fromEntries(FAULTS.map((fault) => [fault, 0])) as Record<Fault, number>;
@@ -93,32 +79,6 @@ export async function createFlakyProxy(options: FlakyProxyOptions): Promise<Flak
   let replays = 0;
   let inFlight = 0;
   let idleWaiters: (() => void)[] = [];
-
-  const forward = (req: IncomingMessage, body: Buffer) =>
-    new Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }>(
-      (resolve, reject) => {
-        const headers = { ...req.headers, host: target.host };
-        const outgoing = httpRequest(
-          {
-            host: target.hostname,
-            port: target.port,
-            method: req.method,
-            path: req.url,
-            headers,
-            agent: upstream,
-          },
-          (res) => {
-            readAll(res).then(
-              (answer) =>
-                resolve({ status: res.statusCode ?? 0, headers: res.headers, body: answer }),
-              reject,
-            );
-          },
-        );
-        outgoing.on('error', reject);
-        outgoing.end(body);
-      },
-    );
 
   const answer = (
     res: ServerResponse,
@@ -167,7 +127,7 @@ export async function createFlakyProxy(options: FlakyProxyOptions): Promise<Flak
       return;
     }
     if (fault === 'late') await delay(options.lateMs);
-    const forwarded = await forward(req, body);
+    const forwarded = await forward(upstream, target, req, body);
     if (forwarded.headers['idempotent-replayed'] === 'true') replays++;
     if (fault === 'applied-then-500') {
       answer(res, 500, json, '{"error":{"code":"SERVER_ERROR","message":"injected after apply"}}');
@@ -178,13 +138,7 @@ export async function createFlakyProxy(options: FlakyProxyOptions): Promise<Flak
       return;
     }
     if (fault === 'slow') await delay(options.slowMs);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(forwarded.headers)) {
-      if (typeof value === 'string' && name !== 'connection' && name !== 'keep-alive') {
-        headers[name] = value;
-      }
-    }
-    answer(res, forwarded.status, headers, forwarded.body);
+    answer(res, forwarded.status, relayedHeaders(forwarded.headers), forwarded.body);
   };
 
   const server = createServer((req, res) => {
