@@ -8,7 +8,16 @@ export {
   isWebhookVerificationError,
 } from './errors/webhook-verification-error.js';
 export { WEBHOOK_ERROR_STATUS, type WebhookErrorCode } from './errors/webhook-error-status.js';
-export { RAW_BODY_MISSING, rawBodyMissingResult } from './errors/raw-body-missing.js';
+export {
+  RAW_BODY_MISSING,
+  rawBodyMissingError,
+  rawBodyMissingResult,
+} from './errors/raw-body-missing.js';
+export {
+  IntegrationError,
+  isIntegrationError,
+  type IntegrationErrorCode,
+} from './errors/integration-error.js';
 export {
   churnRiskAlertSchema,
   riskTierSchema,

@@ -1,5 +1,5 @@
 import {
-  rawBodyMissingResult,
+  rawBodyMissingError,
   readNodeBody,
   sendNodeResponse,
   type Receiver,
@@ -40,7 +40,7 @@ async function handle(receiver: Receiver, req: Request, res: Response): Promise<
   try {
     const body = await rawBodyOf(req, receiver.maxBodyBytes);
     if (body === undefined) {
-      sendNodeResponse(res, rawBodyMissingResult(RAW_BODY_FIX));
+      sendNodeResponse(res, receiver.reject(rawBodyMissingError(RAW_BODY_FIX))); // logged, reported
       return;
     }
     const result = await receiver.handle({ method: req.method, headers: req.headers, body });

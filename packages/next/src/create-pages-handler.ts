@@ -3,7 +3,7 @@ import type { NextApiRequest, NextApiResponse } from 'next';
 import {
   errorResponse,
   isWebhookVerificationError,
-  rawBodyMissingResult,
+  rawBodyMissingError,
   readNodeBody,
   sendNodeResponse,
 } from '@churn-risk/core';
@@ -38,7 +38,8 @@ export function createPagesHandler(
     // `Allow: POST`), whether or not Next's body parser ran.
     if (req.method?.toUpperCase() === 'POST') {
       if (req.body !== undefined || req.readableEnded) {
-        sendNodeResponse(res, rawBodyMissingResult(RAW_BODY_FIX));
+        const missing = rawBodyMissingError(RAW_BODY_FIX);
+        sendNodeResponse(res, receiver.reject?.(missing) ?? errorResponse(missing));
         return;
       }
       try {
@@ -52,8 +53,13 @@ export function createPagesHandler(
         return;
       }
     }
-    const result = await receiver.handle({ method: req.method ?? '', headers: req.headers, body });
+    // `waitUntil` is called before the alert is accepted; if it throws, nothing is (SPEC 12).
+    const result = await receiver.handle({
+      method: req.method ?? '',
+      headers: req.headers,
+      body,
+      waitUntil: options.waitUntil,
+    });
     sendNodeResponse(res, result);
-    options.waitUntil?.(result.done);
   };
 }

@@ -1,4 +1,5 @@
 import type { ReceiverResult } from '../receiver/types.js';
+import { IntegrationError } from './integration-error.js';
 
 /**
  * The code of the `500` an adapter answers when a body parser read the request body and kept no
@@ -11,9 +12,22 @@ const MESSAGE =
   'signature cannot be verified.';
 
 /**
+ * The error of a body that something read before the receiver: `500 RAW_BODY_MISSING`, the
+ * message ending with `fix`, what to change in that framework. Hand it to `receiver.reject` so
+ * that it is logged and reported like any refused delivery.
+ *
+ * @example
+ * sendNodeResponse(res, receiver.reject(rawBodyMissingError('Mount the middleware before express.json().')));
+ */
+export function rawBodyMissingError(fix: string): IntegrationError {
+  return new IntegrationError('RAW_BODY_MISSING', `${MESSAGE} ${fix}`);
+}
+
+/**
  * The adapters' answer when a body parser consumed the body: `500`,
  * `{"error":{"code":"RAW_BODY_MISSING","message":...}}`, the message ending with `fix`, what to
- * change in that framework. Never echoes the request.
+ * change in that framework. Never echoes the request. Prefer
+ * `receiver.reject(rawBodyMissingError(fix))`, which also logs it.
  *
  * @example
  * sendNodeResponse(res, rawBodyMissingResult('Mount the middleware before express.json().'));

@@ -1,3 +1,4 @@
+import { isIntegrationError, type IntegrationErrorCode } from '../errors/integration-error.js';
 import { isWebhookVerificationError } from '../errors/webhook-verification-error.js';
 import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
 import { DEFAULT_RECEIVER_LOGGER, resolveLogger, type Logger } from './logger.js';
@@ -8,8 +9,11 @@ import type { QueueDepth } from './receiver-metrics.js';
 export interface RejectedDelivery {
   /** The HTTP status answered: 4xx or 5xx. */
   status: number;
-  /** The answer's `error.code`; `INTERNAL_ERROR` for an unexpected failure. */
-  code: WebhookErrorCode | 'INTERNAL_ERROR';
+  /**
+   * The answer's `error.code`; `INTERNAL_ERROR` for an unexpected failure or a `waitUntil` that
+   * threw, `RAW_BODY_MISSING` for a body read before the receiver.
+   */
+  code: WebhookErrorCode | IntegrationErrorCode;
   /** The answer's message: it never holds a secret, a signature or the body. */
   message: string;
   /** When the receiver refused it. */
@@ -65,6 +69,14 @@ export class ReceiverObserver {
       const { status, code, message } = error;
       rejection = { status, code, message, receivedAt: new Date(this.#now()) };
       this.logger.warn({ status, code }, `churn-risk delivery refused: ${message}`);
+    } else if (isIntegrationError(error)) {
+      // The receiver is mounted the wrong way: every delivery fails until the code changes.
+      const { status, code, message } = error;
+      rejection = { status, code, message, receivedAt: new Date(this.#now()) };
+      this.logger.error(
+        { status, code, err: error.cause },
+        `churn-risk delivery refused: ${message}`,
+      );
     } else {
       rejection = {
         status: 500,

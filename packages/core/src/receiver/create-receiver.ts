@@ -1,4 +1,5 @@
 import type { Span } from '@opentelemetry/api';
+import { waitUntilFailed } from '../errors/integration-error.js';
 import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
 import { ReceiverObserver, type RejectedListener } from '../observability/receiver-observer.js';
 import type { ReceiverTelemetry } from '../observability/telemetry.js';
@@ -25,6 +26,7 @@ import type {
   ReceiverRequest,
   ReceiverResult,
   ReceiverStats,
+  WaitUntil,
 } from './types.js';
 import { isThenable } from './work-queue.js';
 
@@ -40,6 +42,29 @@ const storeFailed = (error: unknown): never => {
   if (error instanceof WebhookVerificationError) throw error;
   return refuse('OVERLOADED', 'The receiver could not record the delivery; retry later.');
 };
+
+/** The processing promise of an accepted alert; `undefined` for a duplicate or a full queue. */
+function doneOf(result: AcceptResult): Promise<void> | undefined {
+  return typeof result === 'object' ? result.done : undefined;
+}
+
+/**
+ * Gives `waitUntil` a promise that settles with the alert's processing, before the alert is
+ * accepted. Returns the function that settles it (with the processing, or at once when nothing
+ * was accepted). A `waitUntil` that throws is a 500 `INTERNAL_ERROR`: nothing is accepted.
+ */
+function handOff(waitUntil: WaitUntil): (done?: Promise<void>) => void {
+  let settle: (done?: Promise<void>) => void = () => undefined;
+  const kept = new Promise<void>((resolve) => {
+    settle = (done) => resolve(done);
+  });
+  try {
+    waitUntil(kept);
+  } catch (error) {
+    throw waitUntilFailed(error);
+  }
+  return settle;
+}
 
 class WebhookReceiver implements Receiver {
   readonly #config: ResolvedOptions;
@@ -186,7 +211,7 @@ class WebhookReceiver implements Receiver {
   }
 
   #process(
-    { method, headers, body }: ReceiverRequest,
+    { method, headers, body, waitUntil }: ReceiverRequest,
     span: Span | undefined,
   ): ReceiverResult | Promise<ReceiverResult> {
     const config = this.#config;
@@ -213,14 +238,30 @@ class WebhookReceiver implements Receiver {
       span.setAttribute('messaging.message.id', entry.id);
       entry.traceContext = toTraceCarrier(span.spanContext()); // the process spans link to it
     }
+    // SPEC 12: the platform is told to wait before anything is claimed, so that a `waitUntil`
+    // that throws leaves the alert unclaimed for the redelivery.
+    const handedOff = waitUntil === undefined ? undefined : handOff(waitUntil);
     let accepted: AcceptResult | Promise<AcceptResult>;
     try {
       accepted = this.#queue.accept(entry);
     } catch (error) {
+      handedOff?.();
       return storeFailed(error);
     }
-    if (!isThenable(accepted)) return this.#answer(entry.id, accepted);
-    return Promise.resolve(accepted).then((result) => this.#answer(entry.id, result), storeFailed);
+    if (!isThenable(accepted)) {
+      handedOff?.(doneOf(accepted));
+      return this.#answer(entry.id, accepted);
+    }
+    return Promise.resolve(accepted).then(
+      (result) => {
+        handedOff?.(doneOf(result));
+        return this.#answer(entry.id, result);
+      },
+      (error: unknown) => {
+        handedOff?.();
+        return storeFailed(error);
+      },
+    );
   }
 
   /** After the queue took (or refused) the alert: the answer. */

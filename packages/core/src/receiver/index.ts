@@ -34,4 +34,5 @@ export type {
   ReceiverResult,
   ReceiverStats,
   RetryOptions,
+  WaitUntil,
 } from './types.js';

@@ -3,6 +3,7 @@ import {
   WebhookVerificationError,
 } from '../errors/webhook-verification-error.js';
 import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
+import { isIntegrationError } from '../errors/integration-error.js';
 import type { ReceiverResult } from './types.js';
 
 const JSON_TYPE = 'application/json';
@@ -43,6 +44,9 @@ export function acceptedResult(done: Promise<void> = SETTLED): ReceiverResult {
  * (its own message is not sent, as it may carry internal details).
  */
 export function errorResponse(error: unknown): ReceiverResult {
+  if (isIntegrationError(error)) {
+    return jsonResult(500, { error: { code: error.code, message: error.message } });
+  }
   if (!isWebhookVerificationError(error)) {
     return jsonResult(500, {
       error: { code: 'INTERNAL_ERROR', message: 'The webhook could not be processed.' },

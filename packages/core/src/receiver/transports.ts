@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { rawBodyMissingError } from '../errors/raw-body-missing.js';
 import { isWebhookVerificationError } from '../errors/webhook-verification-error.js';
 import { readWebBody } from './body-limit.js';
 import { readNodeBody, sendNodeResponse } from './node-io.js';
 import { errorResponse } from './responses.js';
-import type { Receiver, ReceiverRequest, ReceiverResult } from './types.js';
+import type { Receiver, ReceiverRequest, ReceiverResult, WaitUntil } from './types.js';
 
 type Handle = (request: ReceiverRequest) => Promise<ReceiverResult>;
 /** The answer to a body that could not be read (also logged and reported by the receiver). */
@@ -21,22 +22,30 @@ function readFailure(error: unknown, refuse: Refuse): ReceiverResult {
   return result;
 }
 
+/** The fix `RAW_BODY_MISSING` names for a Web `Request`. */
+const FIX =
+  'Hand the Request to receiver.fetch before anything reads its body, or give it ' +
+  'request.clone() where a middleware must read the body first.';
+
 async function readAndHandle(
   handle: Handle,
   maxBytes: number,
   request: Request,
   refuse: Refuse,
+  waitUntil: WaitUntil | undefined,
 ): Promise<ReceiverResult> {
   if (!isPost(request.method)) {
     return handle({ method: request.method, headers: request.headers, body: null });
   }
+  // A middleware read the body (or holds its stream): the signed bytes are gone (SPEC 12).
+  if (request.bodyUsed || request.body?.locked === true) return refuse(rawBodyMissingError(FIX));
   let body: Uint8Array;
   try {
     body = await readWebBody(request, maxBytes);
   } catch (error) {
     return refuse(error);
   }
-  return handle({ method: request.method, headers: request.headers, body });
+  return handle({ method: request.method, headers: request.headers, body, waitUntil });
 }
 
 /** `receiver.fetch`: Web `Request` in, `Response` out; the body is read with the limit enforced. */
@@ -47,10 +56,9 @@ export function createFetchHandler(
 ): Receiver['fetch'] {
   return async function fetchHandler(
     request: Request,
-    options?: { waitUntil?: (promise: Promise<unknown>) => void },
+    options?: { waitUntil?: WaitUntil | undefined },
   ): Promise<Response> {
-    const result = await readAndHandle(handle, maxBytes, request, refuse);
-    options?.waitUntil?.(result.done);
+    const result = await readAndHandle(handle, maxBytes, request, refuse, options?.waitUntil);
     return new Response(result.body, { status: result.status, headers: result.headers });
   };
 }

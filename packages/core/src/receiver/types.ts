@@ -103,7 +103,17 @@ export interface ReceiverRequest {
   headers: HeadersInput;
   /** The raw body exactly as received (never a re-serialised JSON value). */
   body: string | Uint8Array | ArrayBuffer | undefined | null;
+  /**
+   * The platform's way to keep working after the answer (`ctx.waitUntil` on Workers, Vercel's
+   * `waitUntil`). Called before a verified alert is accepted, with a promise that settles once
+   * the alert's processing is done. When it throws, nothing is accepted (no dedupe claim, no
+   * handler run) and the answer is `500 INTERNAL_ERROR`, so the sender redelivers.
+   */
+  waitUntil?: WaitUntil | undefined;
 }
+
+/** A platform's `waitUntil`: keeps the process or isolate alive until `promise` settles. */
+export type WaitUntil = (promise: Promise<unknown>) => void;
 
 /** A framework-free answer. Header names are lower-case; the body is JSON text. */
 export interface ReceiverResult {
@@ -186,11 +196,16 @@ export interface Receiver<E = WebhookEventMap> {
    * delivery. An error that is not a `WebhookVerificationError` is answered 500 `INTERNAL_ERROR`.
    */
   reject(error: unknown): ReceiverResult;
-  /** Web `Request` in, `Response` out; `waitUntil` receives `result.done` when given. */
-  fetch(
-    request: Request,
-    options?: { waitUntil?: (promise: Promise<unknown>) => void },
-  ): Promise<Response>;
+  /**
+   * Web `Request` in, `Response` out. `waitUntil`, when given, is called before the alert is
+   * accepted with a promise that settles once it is processed; if it throws, nothing is accepted
+   * and the answer is `500 INTERNAL_ERROR`. A `Request` whose body was already read is answered
+   * `500 RAW_BODY_MISSING`.
+   *
+   * @example
+   * export default { fetch: (request, env, ctx) => receiver.fetch(request, { waitUntil: (p) => ctx.waitUntil(p) }) };
+   */
+  fetch(request: Request, options?: { waitUntil?: WaitUntil | undefined }): Promise<Response>;
   /** A Node `(req, res)` request listener; never rejects. */
   node: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   /** Resolves when nothing is queued or running; rejects after `timeoutMs` if given. */
