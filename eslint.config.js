@@ -42,6 +42,10 @@ export default tseslint.config(
       'packages/fastify/**',
       'packages/next/**',
       'packages/sandbox/**',
+      'packages/hono/**',
+      'packages/koa/**',
+      'packages/lambda/**',
+      'packages/cloudflare/**',
     ],
     rules: {
       'no-restricted-imports': [
