@@ -30,12 +30,13 @@ export interface MountedAdapter {
 /** Mounts `receiver` in the adapter under test (at `WEBHOOK_PATH` when the adapter has routes). */
 export type MountAdapter = (receiver: Receiver) => Promise<MountedAdapter>;
 
-interface ErrorBody {
+/** An error answer's body (SPEC section 4). */
+export interface ErrorBody {
   error: { code: string; message: string };
 }
 
 /** Asserts an error answer of the SPEC's shape that leaks no secret or expected signature. */
-function expectError(
+export function expectError(
   response: ConformanceResponse,
   status: number,
   code: string,
