@@ -47,6 +47,14 @@ afterAll(async () => {
   for (const result of results) if (result.status === 'rejected') throw result.reason;
 });
 
+/** A count of one with a plural noun ("1 users"), anywhere on the page. */
+const WRONG_PLURAL = /\b1 (users|watches|deliveries|tries|alerts|events|signals|days|hours)\b/;
+
+/** The text a reader sees on `shown` (hidden sections excluded). */
+function visibleText(shown: Page): Promise<string> {
+  return shown.evaluate(() => document.body.innerText);
+}
+
 /** Watches `userId` (threshold 0.7) and drives it over; resolves with its newest delivery's id. */
 async function crossWatch(userId: string): Promise<string> {
   await client.identify(userId, { plan: 'pro', mrr: 99 });
@@ -67,6 +75,7 @@ describe('the sandbox dashboard in Chromium', () => {
     expect(await page.locator('#app').isVisible()).toBe(true);
     expect(await page.locator('#key-missing').isVisible()).toBe(false);
     expect(await page.title()).toBe('churn-risk sandbox');
+    expect(await page.locator('#counts').textContent()).toBe('0 users, 0 watches, 0 deliveries');
     const bytes = [...loaded.values()].reduce((sum, size) => sum + size, 0);
     expect(loaded.size).toBeGreaterThanOrEqual(3); // the page, its styles and its script(s)
     expect(bytes).toBeLessThan(100 * 1024);
@@ -77,13 +86,20 @@ describe('the sandbox dashboard in Chromium', () => {
     const context = page.context();
     const [missing, wrong] = await Promise.all([context.newPage(), context.newPage()]);
     try {
+      // No connection badge at any time without a working key: it is hidden from the start.
       await missing.goto(`${sandbox!.url}/dashboard`);
+      expect(await missing.locator('#live').isVisible()).toBe(false);
       await missing.locator('#key-missing').waitFor({ state: 'visible', timeout: PATIENCE });
       expect(await missing.locator('#key-missing h2').textContent()).toBe('API key missing');
       expect(await missing.locator('#app').isVisible()).toBe(false);
       await wrong.goto(`${sandbox!.url}/dashboard#key=sk_test_wrong`);
+      expect(await wrong.locator('#live').isVisible()).toBe(false);
       await wrong.locator('#key-rejected').waitFor({ state: 'visible', timeout: PATIENCE });
       expect(await wrong.locator('#app').isVisible()).toBe(false);
+      for (const shown of [missing, wrong]) {
+        expect(await shown.locator('#live').isVisible()).toBe(false);
+        expect(await visibleText(shown)).not.toMatch(/\b(Live|Connecting)\b/);
+      }
     } finally {
       await Promise.all([missing.close(), wrong.close()]);
     }
@@ -97,6 +113,9 @@ describe('the sandbox dashboard in Chromium', () => {
     expect(await row.locator('.tier').textContent()).toBe('medium');
     expect(await row.locator('.signals').textContent()).toContain('payment_failed');
     expect(await row.locator('svg.spark title').textContent()).toMatch(/0\.55/);
+    await page
+      .locator('#counts', { hasText: /^1 user, 0 watches, 0 deliveries$/ })
+      .waitFor({ timeout: WITHIN_A_SECOND });
   });
 
   it('shows a watch crossing as a delivery with its try and status', async () => {
@@ -113,6 +132,10 @@ describe('the sandbox dashboard in Chromium', () => {
     const article = page.locator(`article[data-delivery="${id}"]`);
     expect(await article.locator('.next').textContent()).toMatch(/next try: .*\(in 1 min\)/);
     expect(await page.locator('#watches-table').textContent()).toContain('crossing_1');
+    await page
+      .locator('#counts', { hasText: /^2 users, 1 watch, 1 delivery$/ })
+      .waitFor({ timeout: PATIENCE });
+    expect(await visibleText(page)).not.toMatch(WRONG_PLURAL);
   });
 
   it('replays a delivery from the keyboard: a new try appears', async () => {
@@ -132,6 +155,23 @@ describe('the sandbox dashboard in Chromium', () => {
     ]);
     expect(receiver!.received.filter((user) => user === 'replayed_1')).toHaveLength(2);
     expect(await page.locator('#message').textContent()).toMatch(/^Replay started: dlv_/);
+    // The replay's note does not push its buttons onto a second line: its header is one line,
+    // as high as the original's, with both buttons on it.
+    const replay = page.locator(`article[data-delivery="${list[0]!.id}"]`);
+    const original = page.locator(`article[data-delivery="${id}"]`);
+    expect(await replay.locator('.replay-of').textContent()).toBe(` · replay of ${id}`);
+    const [idBox, copyBox, replayBox, header, originalHeader] = await Promise.all([
+      replay.locator('.delivery-id').boundingBox(),
+      replay.locator('button[data-action="copy"]').boundingBox(),
+      replay.locator('button[data-action="replay"]').boundingBox(),
+      replay.locator('header').boundingBox(),
+      original.locator('header').boundingBox(),
+    ]);
+    expect(Math.abs(copyBox!.y - replayBox!.y)).toBeLessThan(1);
+    expect(replayBox!.height).toBeCloseTo(copyBox!.height, 0);
+    expect(replayBox!.y).toBeLessThan(idBox!.y + idBox!.height); // on the id's line
+    expect(header!.height).toBeCloseTo(originalHeader!.height, 0);
+    expect(header!.height).toBeLessThan(2 * replayBox!.height);
   });
 
   it('keeps the keyboard focus on a button across live updates', async () => {
@@ -204,6 +244,7 @@ describe('the sandbox dashboard in Chromium', () => {
   it('writes a screenshot of the dashboard with data to test/artifacts/', async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const path = `${ARTIFACTS}dashboard.png`;
+    expect(await visibleText(page)).not.toMatch(WRONG_PLURAL);
     await page.screenshot({ path });
     const png = readFileSync(path);
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');

@@ -83,15 +83,18 @@ describe('receiver logging with pino', () => {
     );
   });
 
-  it('logs nothing but errors by default (console.error), and nothing for a refusal', async () => {
+  it('logs nothing by default for accepted alerts and duplicates (refusals: default-logging.test.ts)', async () => {
     const spies = (['debug', 'info', 'warn', 'error', 'log'] as const).map((level) =>
       vi.spyOn(console, level).mockImplementation(() => undefined),
     );
     try {
       const receiver = createReceiver({ secret: SECRET });
       receiver.on('churn_risk_alert', () => undefined);
-      await receiver.handle(forged());
+      await receiver.handle({ method: 'GET', headers: {}, body: null }); // a 405: not logged either
       const delivery = createTestDelivery(undefined, { secret: SECRET });
+      await (
+        await receiver.handle({ method: 'POST', ...delivery })
+      ).done;
       await (
         await receiver.handle({ method: 'POST', ...delivery })
       ).done;

@@ -12,6 +12,7 @@ code, .num, time { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; 
   border-bottom: 1px solid var(--line); background: var(--panel); }
 .top h1 { font-size: 18px; margin: 0; }
 .live { color: var(--ok); font-weight: 600; }
+.live.down { color: var(--bad); }
 #message { margin: 0; flex: 1; text-align: right; }
 #message.error { color: var(--bad); }
 main, .notice { padding: 8px 20px 24px; }
@@ -44,7 +45,10 @@ button:disabled { opacity: 0.5; cursor: not-allowed; }
 input, select { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--line);
   border-radius: 6px; padding: 2px 6px; }
 .delivery { border: 1px solid var(--line); border-radius: 8px; padding: 6px 10px; margin-bottom: 8px; }
-.delivery header { display: flex; gap: 10px; flex-wrap: wrap; align-items: center; }
+.delivery header { display: flex; gap: 10px; align-items: flex-start; }
+.delivery header .summary { display: flex; gap: 10px; flex-wrap: wrap; align-items: center;
+  flex: 1 1 auto; min-width: 0; }
+.delivery header button { flex: none; white-space: nowrap; }
 .delivery .webhook { margin: 2px 0 4px; color: var(--muted); font-size: 12.5px; }
 .tries td, .tries th { font-size: 12.5px; padding: 2px 8px; }
 .note, .empty { color: var(--muted); }

@@ -16,7 +16,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 <a class="skip" href="#deliveries-title">Skip to the delivery log</a>
 <header class="top">
   <h1>churn-risk sandbox</h1>
-  <span id="live" class="live">Connecting</span>
+  <span id="live" class="live" hidden></span>
   <span id="counts"></span>
   <p id="message" role="status" aria-live="polite"></p>
 </header>

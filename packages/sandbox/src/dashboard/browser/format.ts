@@ -19,6 +19,11 @@ export function relativeTime(iso: string, now: number): string {
   return ms >= 0 ? `in ${value} ${unit}` : `${value} ${unit} ago`;
 }
 
+/** `1 user`, `2 users`, `0 deliveries`: a count with its noun in the right number. */
+export function countOf(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : plural}`;
+}
+
 /** A score with two decimals. */
 export function formatScore(score: number): string {
   return score.toFixed(2);

@@ -7,6 +7,7 @@
 import { ApiFailure, createApi, type DashboardApi } from './api.js';
 import { replaceKeepingFocus } from './dom.js';
 import type { DashboardState } from '../dashboard-state.js';
+import { countOf } from './format.js';
 import { renderChaos, renderClock } from './render-clock.js';
 import { renderDelivery } from './render-deliveries.js';
 import { renderUsers } from './render-users.js';
@@ -27,6 +28,17 @@ function say(message: string, kind: 'info' | 'error' = 'info'): void {
   status.className = kind;
 }
 
+/**
+ * The connection badge: hidden until the key has worked once (a missing or rejected key shows no
+ * "Live"), then `Live`, or a retrying notice while the sandbox does not answer.
+ */
+function showConnection(text: string | undefined): void {
+  const badge = byId('live');
+  badge.hidden = text === undefined;
+  badge.textContent = text ?? '';
+  badge.classList.toggle('down', text !== undefined && text !== 'Live');
+}
+
 function render(state: DashboardState): void {
   const now = state.clock.now === null ? Date.now() : Date.parse(state.clock.now);
   const status = (byId('filter-status') as HTMLSelectElement).value;
@@ -44,8 +56,11 @@ function render(state: DashboardState): void {
       ? ['No deliveries to show.']
       : shown.map((record) => renderDelivery(record, now))),
   );
-  byId('counts').textContent =
-    `${state.usersTotal} users, ${state.watches.length} watches, ${state.deliveriesTotal} deliveries`;
+  byId('counts').textContent = [
+    countOf(state.usersTotal, 'user'),
+    countOf(state.watches.length, 'watch', 'watches'),
+    countOf(state.deliveriesTotal, 'delivery', 'deliveries'),
+  ].join(', ');
 }
 
 async function act(api: DashboardApi, button: HTMLElement, refresh: () => void): Promise<void> {
@@ -81,14 +96,16 @@ function start(key: string): void {
         ({ etag, state: latest } = update);
         render(update.state);
       }
-      byId('live').textContent = 'Live';
+      showConnection('Live');
     } catch (error) {
       if (error instanceof ApiFailure && error.status === 401) {
+        showConnection(undefined);
         byId('app').hidden = true;
         byId('key-rejected').hidden = false;
         return;
       }
-      byId('live').textContent = 'Disconnected: retrying';
+      // Only a key that has worked gets a connection badge.
+      if (latest !== undefined) showConnection('Disconnected: retrying');
     }
     timer = setTimeout(() => void poll(), POLL_MS);
   };

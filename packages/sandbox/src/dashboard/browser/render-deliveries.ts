@@ -52,7 +52,10 @@ function triesTable(record: DeliveryRecord): HTMLElement {
   );
 }
 
-/** One delivery: its id (copyable), user, state, next try, a replay button and its tries. */
+/**
+ * One delivery: its id (copyable), state, user, score and next try, a replay button (the buttons
+ * stay on the header's first line), where it goes (and what it replays) and its tries.
+ */
 export function renderDelivery(record: DeliveryRecord, now: number): HTMLElement {
   const next =
     record.nextAttemptAt === null
@@ -79,13 +82,14 @@ export function renderDelivery(record: DeliveryRecord, now: number): HTMLElement
         },
         'Copy id',
       ),
-      h('span', { class: `badge ${record.state}` }, record.state),
-      h('span', {}, 'user ', h('code', {}, record.alert.userId)),
-      h('span', {}, `score ${record.alert.score}, ${record.alert.tier}`),
-      h('span', { class: 'next' }, `next try: ${next}`),
-      record.replayOf === undefined
-        ? null
-        : h('span', { class: 'note' }, `replay of ${record.replayOf}`),
+      h(
+        'span',
+        { class: 'summary' },
+        h('span', { class: `badge ${record.state}` }, record.state),
+        h('span', {}, 'user ', h('code', {}, record.alert.userId)),
+        h('span', {}, `score ${record.alert.score}, ${record.alert.tier}`),
+        h('span', { class: 'next' }, `next try: ${next}`),
+      ),
       h(
         'button',
         {
@@ -97,7 +101,15 @@ export function renderDelivery(record: DeliveryRecord, now: number): HTMLElement
         'Replay',
       ),
     ),
-    h('p', { class: 'webhook' }, `to ${record.webhook}`),
+    // The replay note goes below the header, so that it never pushes the buttons to a new line.
+    h(
+      'p',
+      { class: 'webhook' },
+      `to ${record.webhook}`,
+      record.replayOf === undefined
+        ? null
+        : h('span', { class: 'note replay-of' }, ` · replay of ${record.replayOf}`),
+    ),
     triesTable(record),
   );
 }

@@ -1,0 +1,260 @@
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
+import fc from 'fast-check';
+import express from 'express';
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { createReceiver } from '@churn-risk/core';
+import { createTestDelivery } from '@churn-risk/core/testing';
+import { createMiddleware } from '@churn-risk/express';
+
+/**
+ * SPEC section 14: without a `logger`, each 5xx answer goes to console.error with its code and fix,
+ * and the 401 refusals are summarised in at most one line a minute (count and codes).
+ */
+
+const SECRET = 'whsec_default_logging_secret_0123456789';
+const START = Date.parse('2026-05-04T10:00:00.000Z');
+
+let consoleSpies: Record<'debug' | 'info' | 'warn' | 'error' | 'log', MockInstance>;
+
+beforeEach(() => {
+  consoleSpies = {
+    debug: vi.spyOn(console, 'debug').mockImplementation(() => undefined),
+    info: vi.spyOn(console, 'info').mockImplementation(() => undefined),
+    warn: vi.spyOn(console, 'warn').mockImplementation(() => undefined),
+    error: vi.spyOn(console, 'error').mockImplementation(() => undefined),
+    log: vi.spyOn(console, 'log').mockImplementation(() => undefined),
+  };
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Each console.error call as the text a terminal shows (message and inspected fields). */
+function errorLines(): string[] {
+  return consoleSpies.error.mock.calls.map((args: unknown[]) =>
+    args.map((arg) => (typeof arg === 'string' ? arg : inspect(arg, { depth: 5 }))).join(' '),
+  );
+}
+
+/** A fake clock for the receiver (`now`): timestamps are checked and the minute counted on it. */
+function fakeClock(): { now: () => number; advance: (ms: number) => void } {
+  let time = START;
+  return { now: () => time, advance: (ms) => void (time += ms) };
+}
+
+/** A delivery signed at the clock's time, with `secret` (another one makes it forged). */
+function signedAt(now: number, secret: string, userId = 'user_logged') {
+  const delivery = createTestDelivery(
+    { userId, triggeredAt: new Date(now).toISOString() },
+    { secret, timestamp: Math.floor(now / 1000) },
+  );
+  return { method: 'POST', headers: delivery.headers, body: delivery.body };
+}
+
+describe('default logging of 401 refusals: one summary line a minute at most', () => {
+  it('writes the first 401 at once, then counts the codes until a minute has passed', async () => {
+    const clock = fakeClock();
+    const receiver = createReceiver({ secret: SECRET, now: clock.now });
+    receiver.on('churn_risk_alert', () => undefined);
+
+    expect((await receiver.handle(signedAt(clock.now(), 'whsec_wrong'))).status).toBe(401);
+    expect(consoleSpies.error).toHaveBeenCalledOnce();
+    expect(consoleSpies.error.mock.calls[0]).toEqual([
+      expect.stringMatching(
+        /^\[churn-risk\] 1 delivery refused with 401 since 2026-05-04T10:00:00\.000Z \(INVALID_SIGNATURE x1\)\. INVALID_SIGNATURE: check that `secret` is the signing secret/,
+      ),
+      { status: 401, count: 1, codes: { INVALID_SIGNATURE: 1 } },
+    ]);
+
+    // 59.999 s of refusals: counted, not written
+    for (let i = 0; i < 5; i += 1) {
+      clock.advance(10_000);
+      await receiver.handle(signedAt(clock.now(), 'whsec_wrong', `user_${i}`));
+    }
+    const { headers, body } = signedAt(clock.now(), SECRET);
+    const unsigned = { ...headers };
+    delete unsigned['x-service-signature'];
+    await receiver.handle({ method: 'POST', headers: unsigned, body });
+    clock.advance(9_999);
+    await receiver.handle(signedAt(clock.now(), 'whsec_wrong', 'user_last_of_minute'));
+    expect(consoleSpies.error).toHaveBeenCalledOnce();
+
+    // other answers in between write nothing: 202, duplicate, 405, 400
+    const genuine = signedAt(clock.now(), SECRET, 'user_genuine');
+    expect((await receiver.handle(genuine)).status).toBe(202);
+    expect((await receiver.handle(genuine)).status).toBe(202);
+    expect((await receiver.handle({ method: 'GET', headers: {}, body: null })).status).toBe(405);
+    const notAnAlert = JSON.stringify({ event: 'churn_risk_alert' });
+    const timestamp = String(Math.floor(clock.now() / 1000));
+    const signature = createHmac('sha256', SECRET)
+      .update(`${timestamp}.${notAnAlert}`)
+      .digest('hex');
+    const invalid = await receiver.handle({
+      method: 'POST',
+      headers: { 'x-service-signature': `sha256=${signature}`, 'x-service-timestamp': timestamp },
+      body: notAnAlert,
+    });
+    expect(invalid.status).toBe(400);
+    await receiver.drain({ timeoutMs: 5_000 });
+    expect(consoleSpies.error).toHaveBeenCalledOnce();
+
+    // a minute after the first line: the next 401 writes the summary of everything since
+    clock.advance(1);
+    await receiver.handle(signedAt(clock.now(), 'whsec_wrong', 'user_next_minute'));
+    expect(consoleSpies.error).toHaveBeenCalledTimes(2);
+    expect(consoleSpies.error.mock.calls[1]).toEqual([
+      expect.stringContaining(
+        '8 deliveries refused with 401 since 2026-05-04T10:00:10.000Z (INVALID_SIGNATURE x7, MISSING_SIGNATURE x1)',
+      ),
+      { status: 401, count: 8, codes: { INVALID_SIGNATURE: 7, MISSING_SIGNATURE: 1 } },
+    ]);
+    expect(errorLines()[1]).toContain('MISSING_SIGNATURE: a proxy dropped the signature header');
+
+    // then quiet again for a minute, and nothing ever went to the other console methods
+    clock.advance(30_000);
+    await receiver.handle(signedAt(clock.now(), 'whsec_wrong'));
+    expect(consoleSpies.error).toHaveBeenCalledTimes(2);
+    for (const level of ['debug', 'info', 'warn', 'log'] as const) {
+      expect(consoleSpies[level]).not.toHaveBeenCalled();
+    }
+  });
+
+  it('names a stale timestamp, and a clock set back does not silence the summary', async () => {
+    const clock = fakeClock();
+    const receiver = createReceiver({ secret: SECRET, now: clock.now });
+    await receiver.handle(signedAt(clock.now() - 3_600_000, SECRET));
+    expect(errorLines()[0]).toContain(
+      "(TIMESTAMP_OUT_OF_TOLERANCE x1). TIMESTAMP_OUT_OF_TOLERANCE: this server's clock is off",
+    );
+    clock.advance(-120_000);
+    await receiver.handle(signedAt(clock.now(), 'whsec_wrong'));
+    expect(consoleSpies.error).toHaveBeenCalledTimes(2);
+  });
+
+  it('writes nothing of it when a logger is given: that logger gets each refusal at warn', async () => {
+    const logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+    const receiver = createReceiver({ secret: SECRET, logger });
+    await receiver.handle(signedAt(Date.now(), 'whsec_wrong'));
+    await receiver.handle(signedAt(Date.now(), 'whsec_wrong'));
+    expect(logger.warn).toHaveBeenCalledTimes(2);
+    expect(logger.error).not.toHaveBeenCalled();
+    expect(consoleSpies.error).not.toHaveBeenCalled();
+  });
+});
+
+describe('default logging of 5xx answers: each one, with its code and fix', () => {
+  it('RAW_BODY_MISSING: Express mounted after express.json()', async () => {
+    const receiver = createReceiver({ secret: SECRET });
+    const app = express();
+    app.use(express.json());
+    app.post('/webhooks/churn-risk', createMiddleware(receiver));
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const delivery = signedAt(Date.now(), SECRET);
+      const response = await fetch(`http://127.0.0.1:${port}/webhooks/churn-risk`, delivery);
+      expect(response.status).toBe(500);
+      expect(consoleSpies.error).toHaveBeenCalledOnce();
+      const [line] = errorLines();
+      expect(line).toContain("code: 'RAW_BODY_MISSING'");
+      expect(line).toContain('status: 500');
+      expect(line).toContain('before express.json()'); // the fix
+      expectNoSecretIn(line ?? '', delivery);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('INTERNAL_ERROR: a waitUntil that throws', async () => {
+    const receiver = createReceiver({ secret: SECRET });
+    receiver.on('churn_risk_alert', () => undefined);
+    const delivery = signedAt(Date.now(), SECRET);
+    const request = new Request('http://127.0.0.1/webhooks/churn-risk', delivery);
+    const response = await receiver.fetch(request, {
+      waitUntil: () => {
+        throw new TypeError('Illegal invocation');
+      },
+    });
+    expect(response.status).toBe(500);
+    expect(consoleSpies.error).toHaveBeenCalledOnce();
+    const [line] = errorLines();
+    expect(line).toContain("code: 'INTERNAL_ERROR'");
+    expect(line).toContain('(promise) => ctx.waitUntil(promise)'); // the fix
+    expectNoSecretIn(line ?? '', delivery);
+  });
+
+  it('503 CLOSED and 500 HANDLER_FAILED, each answer its own line', async () => {
+    const receiver = createReceiver({ secret: SECRET, mode: 'sync', retries: 0 });
+    receiver.on('churn_risk_alert', () => {
+      throw new Error('crm down');
+    });
+    const failing = signedAt(Date.now(), SECRET, 'user_failing');
+    expect((await receiver.handle(failing)).status).toBe(500);
+    const handlerFailed = errorLines().filter((line) => line.includes('HANDLER_FAILED'));
+    expect(handlerFailed).toHaveLength(1);
+    expect(handlerFailed[0]).toContain('Fix: see the handler error');
+
+    await receiver.close();
+    consoleSpies.error.mockClear();
+    for (const userId of ['user_a', 'user_b']) {
+      const delivery = signedAt(Date.now(), SECRET, userId);
+      expect((await receiver.handle(delivery)).status).toBe(503);
+    }
+    expect(errorLines()).toEqual([
+      expect.stringMatching(/refused with 503 CLOSED: .* Fix: none needed during a shutdown/),
+      expect.stringMatching(/refused with 503 CLOSED: /),
+    ]);
+  });
+});
+
+/** The delivery's secret, its signature (sent and expected) and its body appear nowhere in `text`. */
+function expectNoSecretIn(
+  text: string,
+  delivery: { headers: Record<string, string>; body: string },
+  secret = SECRET,
+): void {
+  const timestamp = delivery.headers['x-service-timestamp'];
+  const expected = createHmac('sha256', secret)
+    .update(`${timestamp}.${delivery.body}`)
+    .digest('hex');
+  const sent = (delivery.headers['x-service-signature'] ?? '').slice('sha256='.length);
+  for (const forbidden of [secret, expected, sent, delivery.body]) {
+    if (forbidden !== '') expect(text).not.toContain(forbidden);
+  }
+}
+
+describe('nothing the default log writes holds a secret, a signature or the body', () => {
+  it('for wrong secrets, stale timestamps, shutdowns and failing handlers (200 cases)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.stringMatching(/^whsec_[A-Za-z0-9]{12,32}$/),
+        fc.constantFrom('wrong-secret', 'stale', 'closed', 'handler-fails'),
+        fc.stringMatching(/^u_[a-z0-9]{1,10}$/),
+        async (secret, kind, userId) => {
+          consoleSpies.error.mockClear();
+          const clock = fakeClock();
+          const receiver = createReceiver({ secret, now: clock.now, mode: 'sync', retries: 0 });
+          receiver.on('churn_risk_alert', () => {
+            throw new Error('handler failed');
+          });
+          if (kind === 'closed') await receiver.close();
+          const at = kind === 'stale' ? clock.now() - 3_600_000 : clock.now();
+          const signingSecret = kind === 'wrong-secret' ? `${secret}x` : secret;
+          const delivery = signedAt(at, signingSecret, userId);
+          await receiver.handle(delivery);
+          const text = errorLines().join('\n');
+          expect(text.length).toBeGreaterThan(0); // every one of these cases writes a line
+          expectNoSecretIn(text, delivery, signingSecret);
+          expect(text).not.toContain(secret);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
