@@ -1,0 +1,50 @@
+import type { Receiver } from '@churn-risk/core';
+import type { ExecutionContext } from '@cloudflare/workers-types/index.ts';
+import { describe, expectTypeOf, it } from 'vitest';
+import { createWorker, type ChurnRiskWorker } from './index.js';
+
+interface Env {
+  CHURN_RISK_WEBHOOK_SECRET: string;
+  ALERTS: { put(key: string, value: string): Promise<void> };
+}
+
+describe('cloudflare adapter types', () => {
+  // With workers-types as the global types (a Workers project, no DOM lib) the worker is an
+  // `ExportedHandler<Env>` (checked by examples/cloudflare-worker's typecheck); here, beside the
+  // DOM lib, its `Request` is the DOM one, so the check is on the context.
+  it('returns a module worker that takes a workers-types ExecutionContext', () => {
+    const worker = createWorker<Env>({
+      secret: (env) => env.CHURN_RISK_WEBHOOK_SECRET,
+      setup: (receiver, env) => {
+        expectTypeOf(receiver).toEqualTypeOf<Receiver>();
+        expectTypeOf(env).toEqualTypeOf<Env>();
+        receiver.on('churn_risk_alert', async (alert) => {
+          await env.ALERTS.put(alert.userId, alert.tier);
+        });
+      },
+    });
+    expectTypeOf(worker).toEqualTypeOf<ChurnRiskWorker<Env>>();
+    expectTypeOf<ExecutionContext>().toExtend<Parameters<typeof worker.fetch>[2]>();
+    expectTypeOf(worker.fetch).parameter(1).toEqualTypeOf<Env>();
+    expectTypeOf(worker.fetch).returns.toEqualTypeOf<Promise<Response>>();
+  });
+
+  it('infers Env from an annotated secret function, and takes a plain secret', () => {
+    const inferred = createWorker({
+      secret: (env: Env) => env.CHURN_RISK_WEBHOOK_SECRET,
+      setup: () => undefined,
+    });
+    expectTypeOf(inferred).toEqualTypeOf<ChurnRiskWorker<Env>>();
+    createWorker({ secret: 'whsec_literal', setup: () => undefined });
+    createWorker({ secret: ['whsec_new', 'whsec_old'], setup: () => undefined, mode: 'sync' });
+  });
+
+  it('refuses what is not an option', () => {
+    // @ts-expect-error setup is required
+    createWorker({ secret: 'whsec_x' });
+    // @ts-expect-error concurrency is not an option: each alert runs in its own request
+    createWorker({ secret: 'whsec_x', setup: () => undefined, concurrency: 1 });
+    // @ts-expect-error the secret is a string, strings, or a function of env
+    createWorker({ secret: 42, setup: () => undefined });
+  });
+});

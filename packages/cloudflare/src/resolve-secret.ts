@@ -1,0 +1,58 @@
+import { IntegrationError, type Secret } from '@churn-risk/core';
+
+/** A string that is not empty, or a non-empty array of them. */
+function isSecret(value: unknown): value is Secret {
+  if (typeof value === 'string') return value.length > 0;
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((item) => typeof item === 'string' && item.length > 0)
+  );
+}
+
+/**
+ * Calls `read(env)` on a view of `env` that records the names it reads (never their values), so
+ * that an error can say which binding is not set.
+ */
+function readTracked<Env>(
+  read: (env: Env) => unknown,
+  env: Env,
+): { value: unknown; names: string[] } {
+  const names: string[] = [];
+  const target = typeof env === 'object' && env !== null ? env : {};
+  const view = new Proxy(target, {
+    get(object, key) {
+      if (typeof key === 'string' && !names.includes(key)) names.push(key);
+      return Reflect.get(object, key) as unknown;
+    },
+  });
+  return { value: read(view as Env), names };
+}
+
+function notSet(names: readonly string[]): IntegrationError {
+  const binding = names.length === 1 ? names[0] : undefined;
+  const read = names.length > 0 ? ` (it read ${names.map((n) => `env.${n}`).join(', ')})` : '';
+  const fix =
+    binding === undefined
+      ? 'Set the secret (npx wrangler secret put <NAME>, or .dev.vars locally)'
+      : `Set it with npx wrangler secret put ${binding} (or in .dev.vars locally)`;
+  return new IntegrationError(
+    'INTERNAL_ERROR',
+    `The webhook secret is not set: secret(env) returned no non-empty string${read}. ${fix}; ` +
+      'until then no delivery is accepted, so the sender retries it.',
+  );
+}
+
+/**
+ * The secret for this `env`: `source` itself, or what `source(env)` returns. Throws an
+ * `IntegrationError` (500 `INTERNAL_ERROR`) that names the bindings read when there is none.
+ */
+export function resolveSecret<Env>(source: Secret | ((env: Env) => unknown), env: Env): Secret {
+  if (typeof source !== 'function') {
+    if (isSecret(source)) return source;
+    throw notSet([]);
+  }
+  const { value, names } = readTracked(source, env);
+  if (isSecret(value)) return value;
+  throw notSet(names);
+}

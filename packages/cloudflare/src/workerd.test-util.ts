@@ -1,0 +1,143 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { Miniflare } from 'miniflare';
+
+/**
+ * Test support: bundles a worker entry the way wrangler does for workerd (export conditions
+ * `workerd`, `worker`, `browser`; no `node`), runs it in workerd through miniflare WITHOUT
+ * `nodejs_compat`, and a node:http recorder the worker's handlers report to.
+ */
+
+/** The conditions wrangler resolves packages with, plus the workspace's source condition. */
+export const WORKERD_CONDITIONS = ['@churn-risk/source', 'workerd', 'worker', 'browser'];
+
+export interface WorkerBundle {
+  code: string;
+  /** Every module in the bundle (workspace-relative paths). */
+  inputs: string[];
+}
+
+/** Bundles `entry` (a path) into one ES module for workerd. */
+export async function bundleWorker(entry: string | URL): Promise<WorkerBundle> {
+  const result = await build({
+    entryPoints: [typeof entry === 'string' ? entry : fileURLToPath(entry)],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    conditions: WORKERD_CONDITIONS,
+    mainFields: ['module', 'main'],
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const [output] = result.outputFiles;
+  if (output === undefined) throw new Error('esbuild produced no output');
+  return { code: output.text, inputs: Object.keys(result.metafile.inputs) };
+}
+
+/** Starts workerd with `code` as the only module; without `port` it is reached by dispatchFetch. */
+export async function startWorkerd(
+  code: string,
+  bindings: Record<string, string>,
+  options: { port?: number } = {},
+): Promise<{ mf: Miniflare; url: URL }> {
+  const mf = new Miniflare({
+    modules: true,
+    script: code,
+    compatibilityDate: '2025-09-01',
+    compatibilityFlags: [], // no nodejs_compat
+    bindings,
+    ...(options.port === undefined ? {} : { host: '127.0.0.1', port: options.port }),
+  });
+  const url = await mf.ready;
+  return { mf, url };
+}
+
+/** A record the worker's handler POSTs to the recorder. */
+export interface Report {
+  path: string;
+  body: Record<string, unknown>;
+}
+
+/** A node:http server that records POSTs and holds `GET /gate` until `open()`. */
+export interface Recorder {
+  url: string;
+  reports: Report[];
+  /** Resolves once `count` reports whose path is `path` have arrived. */
+  waitFor(path: string, count?: number): Promise<Report[]>;
+  /** Releases every held and future `GET /gate`. */
+  open(): void;
+  /** How many `GET /gate` requests are held. */
+  readonly held: number;
+  close(): Promise<void>;
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+}
+
+export async function startRecorder(): Promise<Recorder> {
+  const reports: Report[] = [];
+  const waiters: { path: string; count: number; resolve: (r: Report[]) => void }[] = [];
+  let gateOpen = false;
+  const heldGates: (() => void)[] = [];
+
+  const check = (): void => {
+    for (const waiter of [...waiters]) {
+      const matching = reports.filter((r) => r.path === waiter.path);
+      if (matching.length >= waiter.count) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(matching);
+      }
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://recorder').pathname;
+    if (req.method === 'GET' && path === '/gate') {
+      const release = (): void => void res.end('open');
+      if (gateOpen) release();
+      else heldGates.push(release);
+      return;
+    }
+    readJson(req).then(
+      (body) => {
+        reports.push({ path, body });
+        res.end('ok');
+        check();
+      },
+      () => res.writeHead(400).end(),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    reports,
+    waitFor: (path, count = 1) =>
+      new Promise((resolve) => {
+        waiters.push({ path, count, resolve });
+        check();
+      }),
+    open() {
+      gateOpen = true;
+      for (const release of heldGates.splice(0)) release();
+    },
+    get held() {
+      return heldGates.length;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
