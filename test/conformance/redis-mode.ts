@@ -35,7 +35,9 @@ export function useRedisMode(): {
       const queue: RedisQueue = createRedisQueue({
         connection: unreachable ? 'redis://127.0.0.1:1' : redis.url,
         prefix: `conformance-${process.pid}-${sequence}`,
-        enqueueTimeoutMs: 500,
+        // A reachable Redis gets room for a loaded CI machine (a 503 there would be a false
+        // failure); the unreachable one is refused at once either way.
+        enqueueTimeoutMs: unreachable ? 500 : 5000,
         lockDurationMs: 5000,
       });
       const { maxQueue: _maxQueue, dedupe: _dedupe, ...rest } = options;
