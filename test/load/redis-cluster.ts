@@ -1,9 +1,15 @@
 /**
- * The Redis cluster scenario: web processes that only accept (`consume: false`), worker processes
- * that run the handler, one redis-server; alerts sent over HTTP, some redelivered to another web
- * process; one worker killed with SIGKILL partway and started again.
+ * The multi-process Redis scenario: web processes that only accept (`consume: false`), worker
+ * processes that run the handler, on one redis-server or (`redisCluster: true`) on a real
+ * three-master Redis Cluster; alerts sent over HTTP, some redelivered to another web process; one
+ * worker killed with SIGKILL partway and started again.
  */
-import { startRedisServer, type RedisServer } from '@churn-risk/redis/testing';
+import {
+  startRedisCluster,
+  startRedisServer,
+  type RedisCluster,
+  type RedisServer,
+} from '@churn-risk/redis/testing';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnTs, type NodeProcess } from '../support/node-process.js';
@@ -31,6 +37,8 @@ export interface ClusterOptions {
    */
   killAfter: number;
   seed: number;
+  /** Run on a three-master Redis Cluster (prefix `{cluster}`) instead of one redis-server. */
+  redisCluster?: boolean;
 }
 
 /** What the scenario observed. */
@@ -56,10 +64,23 @@ export async function runCluster(options: ClusterOptions): Promise<ClusterReport
   const log = tempLog('cluster');
   const processes: NodeProcess[] = [];
   let redis: RedisServer | undefined;
+  let redisCluster: RedisCluster | undefined;
   const agent = keepAliveAgent(32);
   try {
-    redis = await startRedisServer();
-    const base = { REDIS_URL: redis.url, PREFIX: 'cluster', SECRET };
+    let base: Record<string, string>;
+    if (options.redisCluster === true) {
+      redisCluster = await startRedisCluster();
+      const nodes = JSON.stringify(redisCluster.nodes);
+      base = {
+        REDIS_URL: 'redis://unused',
+        REDIS_CLUSTER_NODES: nodes,
+        PREFIX: '{cluster}',
+        SECRET,
+      };
+    } else {
+      redis = await startRedisServer();
+      base = { REDIS_URL: redis.url, PREFIX: 'cluster', SECRET };
+    }
     const worker = (n: number): NodeProcess => {
       const child = spawnTs(WORKER_SCRIPT, {
         ...base,
@@ -154,6 +175,7 @@ export async function runCluster(options: ClusterOptions): Promise<ClusterReport
     for (const p of processes) p.kill('SIGKILL');
     await redis?.stop();
     redis?.cleanup();
+    await redisCluster?.stop();
     log.remove();
   }
 }

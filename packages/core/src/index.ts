@@ -14,6 +14,13 @@ export {
   rawBodyMissingResult,
 } from './errors/raw-body-missing.js';
 export {
+  ReceiverUnavailableError,
+  type ReceiverUnavailableCode,
+} from './errors/receiver-unavailable-error.js';
+export { HandlerFailedError } from './errors/handler-failed-error.js';
+export { AlertStalledError, HandlersFailedError } from './errors/handlers-failed-error.js';
+export { deliveryRefusal, type DeliveryRefusal } from './errors/delivery-refusal.js';
+export {
   IntegrationError,
   isIntegrationError,
   type IntegrationErrorCode,

@@ -11,6 +11,11 @@
  * // response.status === 202
  */
 import type { ChurnRiskAlert } from './payload/alert-schema.js';
+export {
+  queueContract,
+  type ContractTestApi,
+  type QueueContractOptions,
+} from './queue-contract.js';
 import type { Secret } from './signature/secrets.js';
 import { signPayload } from './signature/sign.js';
 import type { SignedContent } from './signature/signed-content.js';

@@ -1,4 +1,4 @@
-import type { ChurnRiskAlert } from '@churn-risk/core';
+import { AlertStalledError, type ChurnRiskAlert } from '@churn-risk/core';
 import type { Job, Queue } from 'bullmq';
 import type { AlertJobData } from './job-data.js';
 
@@ -9,8 +9,13 @@ export interface FailedAlert {
   /** The alert identity `userId:triggeredAt`. */
   alertId: string;
   alert: ChurnRiskAlert;
-  /** The last try's error message. */
+  /**
+   * The last try's error message: it names the handlers that failed by id (`Handler crm failed:
+   * ...`), or says that the alert stalled (its worker died mid-alert more than `maxStalls` times).
+   */
   error: string;
+  /** Ids of the handlers that had succeeded for it (they are skipped when it is retried). */
+  succeededHandlers: string[];
   /** Tries made. */
   tries: number;
   /** When the receiver accepted it. */
@@ -36,13 +41,20 @@ export interface QueueCounts {
   completed: number;
 }
 
+/** BullMQ's reason for a job whose worker died more than `maxStalledCount` times. */
+const STALLED_REASON = 'job stalled more than allowable limit';
+
 export function toFailedAlert(job: Job<AlertJobData>): FailedAlert {
   return {
     id: String(job.id),
     alertId: job.data.id,
     alert: job.data.alert,
-    error: job.failedReason,
-    tries: job.attemptsMade,
+    error:
+      job.failedReason === STALLED_REASON
+        ? new AlertStalledError(job.stalledCounter).message
+        : job.failedReason,
+    succeededHandlers: job.data.handlers ?? [],
+    tries: job.data.tries ?? job.attemptsMade,
     receivedAt: new Date(job.data.receivedAt),
     failedAt: job.finishedOn === undefined ? undefined : new Date(job.finishedOn),
   };

@@ -4,7 +4,7 @@
  */
 export { createRedisQueue, type RedisQueue } from './redis-queue.js';
 export { REDIS_QUEUE_DEFAULTS, type RedisQueueOptions } from './options.js';
-export type { RedisConnection } from './connection.js';
+export type { RedisClient, RedisConnection } from './connection.js';
 export type { AlertJobData } from './job-data.js';
 export type { FailedAlert, FailedListOptions, QueueCounts } from './failed-alerts.js';
 export {
@@ -12,4 +12,6 @@ export {
   type RedisDedupeStore,
   type RedisDedupeStoreOptions,
 } from './redis-dedupe-store.js';
-export { HandlersFailedError } from './process-job.js';
+export { LockLostError } from './process-job.js';
+/** Moved to `@churn-risk/core` (the try protocol is core's); re-exported for 0.1 imports. */
+export { HandlersFailedError } from '@churn-risk/core';

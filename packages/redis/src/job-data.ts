@@ -5,15 +5,22 @@ export const JOB_NAME = 'churn_risk_alert';
 /** The BullMQ queue name under the prefix. */
 export const QUEUE_NAME = 'alerts';
 
-/** What a job holds: the queued alert and the handlers that already succeeded. */
+/** What a job holds: the queued alert, the tries made and the handlers that already succeeded. */
 export interface AlertJobData {
   id: string;
   alert: ChurnRiskAlert;
   receivedAt: number;
   traceContext?: Record<string, string>;
+  /** Tries made (absent before the first one, and in jobs stored by 0.x: BullMQ's count then). */
+  tries?: number;
   /**
-   * Keys of the handlers that succeeded in an earlier try (`TryOutcome.succeeded`): a retry, in any
-   * worker and after a deploy, skips exactly these.
+   * Ids of the handlers that succeeded in an earlier try (`TryVerdict.succeeded`): a retry, in
+   * any worker and after any deploy, skips exactly these.
+   */
+  handlers?: string[];
+  /**
+   * 0.x recorded source-hash keys here. They name no handler id, so every handler of such an
+   * alert runs on its next try (see the changeset of 0.2); the field is dropped then.
    */
   succeeded?: string[];
 }

@@ -1,19 +1,30 @@
-import type { RedisConnection } from './connection.js';
+import { isCluster, type RedisConnection } from './connection.js';
 
 /** Options of `createRedisQueue`, SPEC section 9. */
 export interface RedisQueueOptions {
-  /** A `redis://` URL, ioredis options, or an ioredis instance (never closed by us). Required. */
+  /**
+   * A `redis://` URL, ioredis options, an ioredis instance or an ioredis `Cluster` (an instance
+   * is never closed by us). Required.
+   */
   connection: RedisConnection;
   /**
-   * Prefix of every key. Default `churn-risk`. For Redis Cluster give it a hash tag
-   * (`{churn-risk}`), so that all of the queue's keys land in one slot.
+   * Prefix of every key. Default `churn-risk`. With a `Cluster` connection it must carry a hash tag
+   * (`{churn-risk}`), so that all of the queue's keys land in one slot (a `TypeError` otherwise).
    */
   prefix?: string;
   /**
    * How long a worker holds an alert before another process may take it over, in ms. The lock is
-   * renewed while the handlers run; a process that dies loses it after this time. Default 30,000.
+   * renewed while the handlers run; a process that dies loses it after this time, and a consuming
+   * process takes the alert over at its next stalled check: at most `lockDurationMs +
+   * stalledIntervalMs` after the death (60 s with the defaults). Default 30,000.
    */
   lockDurationMs?: number;
+  /**
+   * An alert whose worker died mid-alert more than this many times (it crashes every process that
+   * takes it: an OOM on one payload) goes to the failed set, with an error that says it stalled,
+   * and `onError` is called once. Default 3.
+   */
+  maxStalls?: number;
   /** Longest wait for Redis to record an alert; beyond it the answer is 503. Default 2,000. */
   enqueueTimeoutMs?: number;
   /** How long an alert identity is remembered for de-duplication, in ms. Default 72 hours. */
@@ -36,6 +47,7 @@ export interface ResolvedRedisQueueOptions {
   dedupeTtlMs: number;
   keepFailedMs: number;
   stalledIntervalMs: number;
+  maxStalls: number;
 }
 
 /** The defaults of SPEC section 9. */
@@ -45,6 +57,7 @@ export const REDIS_QUEUE_DEFAULTS = Object.freeze({
   enqueueTimeoutMs: 2_000,
   dedupeTtlMs: 72 * 3_600_000,
   keepFailedMs: 30 * 24 * 3_600_000,
+  maxStalls: 3,
 });
 
 function positive(name: string, value: number): number {
@@ -65,6 +78,16 @@ export function resolveRedisQueueOptions(options: RedisQueueOptions): ResolvedRe
   const prefix = options.prefix ?? REDIS_QUEUE_DEFAULTS.prefix;
   if (typeof prefix !== 'string' || prefix === '' || /\s/.test(prefix)) {
     throw new TypeError('prefix must be a non-empty string without whitespace.');
+  }
+  if (isCluster(options.connection) && !/\{[^{}]+\}/.test(prefix)) {
+    throw new TypeError(
+      `With a Redis Cluster the prefix must carry a hash tag, such as "{churn-risk}" (got ` +
+        `"${prefix}"), so that every key of the queue lands in one slot.`,
+    );
+  }
+  const maxStalls = options.maxStalls ?? REDIS_QUEUE_DEFAULTS.maxStalls;
+  if (!Number.isInteger(maxStalls) || maxStalls < 0) {
+    throw new TypeError('maxStalls must be a whole number of at least 0.');
   }
   const lockDurationMs = positive(
     'lockDurationMs',
@@ -87,5 +110,6 @@ export function resolveRedisQueueOptions(options: RedisQueueOptions): ResolvedRe
       'stalledIntervalMs',
       options.stalledIntervalMs ?? Math.min(lockDurationMs, 30_000),
     ),
+    maxStalls,
   };
 }

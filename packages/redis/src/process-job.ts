@@ -1,45 +1,42 @@
-import type { AlertProcessor, HandlerFailure } from '@churn-risk/core';
-import type { Job } from 'bullmq';
+import type { AlertProcessor } from '@churn-risk/core';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { toQueuedAlert, type AlertJobData } from './job-data.js';
+import type { JobStore } from './job-store.js';
 
-/** The error a job fails a try with: names the handlers that failed and their first message. */
-export class HandlersFailedError extends Error {
-  override readonly name = 'HandlersFailedError';
-  /** Registration indexes of the handlers that failed this try. */
-  readonly handlers: readonly number[];
-
-  constructor(failures: readonly HandlerFailure[]) {
-    const first = failures[0]?.error;
-    const detail =
-      first instanceof Error
-        ? `${first.name}: ${first.message}`
-        : typeof first === 'string'
-          ? first
-          : 'a non-Error value was thrown';
-    const which = failures.map((f) => f.index).join(', ');
-    super(`${failures.length} handler(s) failed (index ${which}): ${detail}`, { cause: first });
-    this.handlers = failures.map((f) => f.index);
-  }
+/** A worker's try could not be stored: another process took the alert over meanwhile. */
+export class LockLostError extends Error {
+  override readonly name = 'LockLostError';
 }
 
 /**
- * One try of an alert's job: runs the handlers that have not succeeded yet; records the ones that
- * succeeded now (so a retry does not run them again); after the last try, reports to `onError`
- * once; and throws so that BullMQ schedules the retry as a delayed job, or moves the job to the
- * failed set.
+ * One try of an alert's job. Core runs the try and decides (`processor.runTry`); this only stores
+ * the verdict: nothing for a completed alert (BullMQ completes the job when this returns), else
+ * the record of tries and succeeded handler ids (only while the lock is ours), then a delayed job
+ * for a retry, or the failed set.
  */
 export async function processAlertJob(
   processor: AlertProcessor,
   job: Job<AlertJobData>,
+  token: string,
+  store: JobStore,
 ): Promise<void> {
-  const data = job.data;
-  const entry = toQueuedAlert(data);
-  const attempt = job.attemptsMade;
-  const done = new Set(data.succeeded ?? []);
-  const { failures, succeeded } = await processor.runTry(entry, attempt, done);
-  if (failures.length === 0) return;
-  if (succeeded.length > done.size) await job.updateData({ ...data, succeeded: [...succeeded] });
-  const attempts = job.opts.attempts ?? 1;
-  if (attempt + 1 >= attempts) await processor.reportFailures(entry, attempt, failures);
-  throw new HandlersFailedError(failures);
+  const { succeeded: _legacyKeys, ...data } = job.data;
+  const attempt = data.tries ?? job.attemptsMade;
+  const verdict = await processor.runTry({
+    entry: toQueuedAlert(data),
+    attempt,
+    succeeded: data.handlers ?? [],
+  });
+  if (verdict.outcome === 'completed') return;
+  const next: AlertJobData = { ...data, tries: attempt + 1, handlers: [...verdict.succeeded] };
+  if (!(await store.writeIfLocked(job, token, next))) {
+    throw new LockLostError(
+      `Alert ${data.id}: the try's outcome was not stored, as another process took the alert over.`,
+    );
+  }
+  if (verdict.outcome === 'retry') {
+    await job.moveToDelayed(Date.now() + verdict.delayMs, token);
+    throw new DelayedError();
+  }
+  throw new UnrecoverableError(verdict.error.message);
 }

@@ -6,7 +6,8 @@ import type {
   QueueHealth,
   QueuedAlert,
 } from '@churn-risk/core';
-import { Queue, Worker, type JobsOptions } from 'bullmq';
+import { AlertStalledError } from '@churn-risk/core';
+import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { openConnections, type Connections } from './connection.js';
 import {
@@ -16,7 +17,8 @@ import {
   type FailedListOptions,
   type QueueCounts,
 } from './failed-alerts.js';
-import { JOB_NAME, QUEUE_NAME, type AlertJobData } from './job-data.js';
+import { JOB_NAME, QUEUE_NAME, toQueuedAlert, type AlertJobData } from './job-data.js';
+import { jobStore, type JobStore } from './job-store.js';
 import {
   resolveRedisQueueOptions,
   type RedisQueueOptions,
@@ -27,6 +29,12 @@ import { pollUntil, withTimeout } from './timing.js';
 
 const ACCEPTED: AcceptedAlert = Object.freeze({ done: Promise.resolve() });
 const BACKOFF_TYPE = 'churn-risk';
+/**
+ * BullMQ's own tries of a job. Core counts the alert's tries in the job's data and schedules its
+ * retries (delayed jobs); BullMQ's count only matters for an error of Redis itself while a try's
+ * verdict is stored, which is then retried with the receiver's backoff instead of failing.
+ */
+const STORE_ATTEMPTS = 100;
 
 /** The queue `createRedisQueue` returns: an `AlertQueue` plus the failed-alert tools. */
 export interface RedisQueue extends AlertQueue {
@@ -38,7 +46,10 @@ export interface RedisQueue extends AlertQueue {
    * Rejects with a `TypeError` when there is no such failed alert.
    */
   retry(id: string): Promise<void>;
-  /** Puts every failed alert back; resolves with how many. */
+  /**
+   * Puts back every alert that is in the failed set when it is called (a snapshot), once each,
+   * also when some fail again at once; resolves with how many were put back.
+   */
   retryAll(): Promise<number>;
   /** Jobs by state, across every process that shares the Redis. */
   counts(): Promise<QueueCounts>;
@@ -52,9 +63,11 @@ export interface RedisQueue extends AlertQueue {
 class RedisAlertQueue implements RedisQueue {
   readonly kind = 'redis';
   readonly processesInline = false;
+  readonly durable = true;
   readonly bullQueue: Queue<AlertJobData>;
   readonly #options: ResolvedRedisQueueOptions;
   readonly #connections: Connections;
+  readonly #store: JobStore;
   #processor: AlertProcessor | undefined;
   #jobOptions: JobsOptions = {};
   #worker: Worker<AlertJobData> | undefined;
@@ -69,13 +82,14 @@ class RedisAlertQueue implements RedisQueue {
       prefix: options.prefix,
     });
     this.bullQueue.on('error', () => undefined); // reported once by the connection
+    this.#store = jobStore(this.bullQueue, this.#connections.client);
   }
 
   attach(processor: AlertProcessor): void {
     if (this.#processor !== undefined) throw new TypeError('This queue is already attached.');
     this.#processor = processor;
     this.#jobOptions = {
-      attempts: processor.retry.retries + 1,
+      attempts: STORE_ATTEMPTS,
       backoff: { type: BACKOFF_TYPE },
       // A completed job is kept as long as its identity: BullMQ forgets a de-duplication key when
       // the job that holds it is removed.
@@ -111,12 +125,13 @@ class RedisAlertQueue implements RedisQueue {
     const processor = this.#processor;
     if (processor === undefined || this.#worker !== undefined || this.#closed !== undefined) return;
     const options = this.#options;
+    const store = this.#store;
     const worker = new Worker<AlertJobData>(
       QUEUE_NAME,
-      async (job) => {
+      async (job, token) => {
         this.#running++;
         try {
-          await processAlertJob(processor, job);
+          await processAlertJob(processor, job, token ?? '', store);
         } finally {
           this.#running--;
         }
@@ -127,14 +142,20 @@ class RedisAlertQueue implements RedisQueue {
         concurrency: processor.concurrency,
         lockDuration: options.lockDurationMs,
         stalledInterval: options.stalledIntervalMs,
-        // A process killed mid-alert is not the alert's fault: take it over again and again.
-        maxStalledCount: 1000,
+        // An alert whose worker died more than maxStalls times is failed at its next take.
+        maxStalledCount: options.maxStalls,
         settings: {
           backoffStrategy: (attemptsMade: number) => processor.retry.delayMs(attemptsMade),
         },
       },
     );
     worker.on('error', () => undefined); // reported once by the connection
+    worker.on('failed', (job) => {
+      // BullMQ failed a job that stalled too often at its take, without running it: core calls
+      // onError once (in the one process that took it).
+      if (job?.deferredFailure === undefined) return;
+      void processor.giveUp(toQueuedAlert(job.data), triesOf(job), stalledError(job));
+    });
     this.#worker = worker;
   }
 
@@ -197,22 +218,36 @@ class RedisAlertQueue implements RedisQueue {
       (await this.#jobOfIdentity(id).then((jobId) =>
         jobId === undefined ? undefined : this.bullQueue.getJob(jobId),
       ));
-    if (job === undefined || !(await job.isFailed())) {
+    if (job === undefined || !(await this.#retryJob(job))) {
       throw new TypeError(`No failed alert with id "${id}".`);
     }
-    await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
   }
 
   async retryAll(): Promise<number> {
+    // The ids in the failed set now: an alert that fails again at once is not taken twice.
+    const ids = await this.bullQueue.getRanges(['failed'], 0, -1, true);
     let retried = 0;
-    for (;;) {
-      const jobs = await this.bullQueue.getFailed(0, 99);
-      if (jobs.length === 0) return retried;
-      for (const job of jobs) {
-        await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-        retried++;
-      }
+    for (const id of ids) {
+      const job = await this.bullQueue.getJob(id);
+      if (job !== undefined && (await this.#retryJob(job))) retried++;
     }
+    return retried;
+  }
+
+  /**
+   * Puts a failed job back with its tries counted afresh (the handlers that succeeded stay
+   * recorded); `false` when it is not failed (any more).
+   */
+  async #retryJob(job: Job<AlertJobData>): Promise<boolean> {
+    if (!(await job.isFailed())) return false;
+    if (job.data.tries !== undefined) await job.updateData({ ...job.data, tries: 0 });
+    try {
+      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    } catch (error) {
+      if (await job.isFailed()) throw error;
+      return false; // retried by someone else meanwhile
+    }
+    return true;
   }
 
   counts(): Promise<QueueCounts> {
@@ -223,6 +258,16 @@ class RedisAlertQueue implements RedisQueue {
     const jobId = await this.bullQueue.getDeduplicationJobId(identity);
     return jobId ?? undefined;
   }
+}
+
+/** Tries made for a job's alert: core's count, or BullMQ's for a job stored by 0.x. */
+function triesOf(job: Job<AlertJobData>): number {
+  return job.data.tries ?? job.attemptsMade;
+}
+
+/** The error of a job BullMQ failed because its worker died mid-alert too often. */
+function stalledError(job: Job<AlertJobData>): AlertStalledError {
+  return new AlertStalledError(job.stalledCounter);
 }
 
 /**

@@ -1,10 +1,11 @@
 /**
  * A web process for the Redis tests: a receiver that only accepts (`consume: false`) into the
- * Redis queue, served by node:http on 127.0.0.1. Env: REDIS_URL, PREFIX, SECRET. Prints
+ * Redis queue, served by node:http on 127.0.0.1. Env: REDIS_URL (or REDIS_CLUSTER_NODES), PREFIX, SECRET. Prints
  * `listening on <url>`; SIGTERM closes it.
  */
 import { createReceiver } from '@churn-risk/core';
 import { createRedisQueue } from '@churn-risk/redis';
+import { Cluster } from 'ioredis';
 import { createServer } from 'node:http';
 
 const env = (name: string): string => {
@@ -13,8 +14,14 @@ const env = (name: string): string => {
   return value;
 };
 
+/** REDIS_CLUSTER_NODES (JSON `[{ host, port }]`) connects to a Redis Cluster, else REDIS_URL. */
+function connection(): string | Cluster {
+  const nodes = process.env.REDIS_CLUSTER_NODES;
+  return nodes === undefined ? env('REDIS_URL') : new Cluster(JSON.parse(nodes) as never);
+}
+
 const queue = createRedisQueue({
-  connection: env('REDIS_URL'),
+  connection: connection(),
   prefix: env('PREFIX'),
   enqueueTimeoutMs: Number(process.env.ENQUEUE_TIMEOUT_MS ?? 2000),
 });

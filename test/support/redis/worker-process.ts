@@ -1,12 +1,15 @@
 /**
- * A worker process for the Redis tests: registers a handler and serves no HTTP. Env: REDIS_URL,
+ * A worker process for the Redis tests: registers a handler and serves no HTTP. Env: REDIS_URL (or REDIS_CLUSTER_NODES),
  * PREFIX, SECRET, LOG_FILE (each handler run appends `start <id>` and, once finished,
  * `done <id>`, synchronously, so a SIGKILL loses no line), WORK_MS (time a handler takes),
  * HOLD_MS (time it takes instead for an alert whose user id starts with `hold_`, so that a test can
- * kill the process while such a handler surely runs), LOCK_MS, CONCURRENCY. Prints `worker ready`; SIGTERM closes it (running handlers finish).
+ * kill the process while such a handler surely runs), LOCK_MS, STALLED_MS (stalledIntervalMs),
+ * MAX_STALLS, CONCURRENCY, ERROR_FILE (each onError call appends `<id> <pid> <message>`). Prints
+ * `worker ready`; SIGTERM closes it (running handlers finish).
  */
 import { createReceiver } from '@churn-risk/core';
 import { createRedisQueue } from '@churn-risk/redis';
+import { Cluster } from 'ioredis';
 import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -19,10 +22,20 @@ const logFile = env('LOG_FILE');
 const workMs = Number(process.env.WORK_MS ?? 0);
 const holdMs = Number(process.env.HOLD_MS ?? workMs);
 
+/** REDIS_CLUSTER_NODES (JSON `[{ host, port }]`) connects to a Redis Cluster, else REDIS_URL. */
+function connection(): string | Cluster {
+  const nodes = process.env.REDIS_CLUSTER_NODES;
+  return nodes === undefined ? env('REDIS_URL') : new Cluster(JSON.parse(nodes) as never);
+}
+
 const queue = createRedisQueue({
-  connection: env('REDIS_URL'),
+  connection: connection(),
   prefix: env('PREFIX'),
   lockDurationMs: Number(process.env.LOCK_MS ?? 30_000),
+  ...(process.env.STALLED_MS === undefined
+    ? {}
+    : { stalledIntervalMs: Number(process.env.STALLED_MS) }),
+  ...(process.env.MAX_STALLS === undefined ? {} : { maxStalls: Number(process.env.MAX_STALLS) }),
 });
 const receiver = createReceiver({
   secret: env('SECRET'),
@@ -36,6 +49,13 @@ receiver.on('churn_risk_alert', async (alert, context) => {
   if (ms > 0) await sleep(ms);
   appendFileSync(logFile, `done ${context.id} ${process.pid}\n`);
 });
+const errorFile = process.env.ERROR_FILE;
+if (errorFile !== undefined) {
+  receiver.onError((error, _alert, context) => {
+    const message = error instanceof Error ? error.message : String(error);
+    appendFileSync(errorFile, `${context.id} ${process.pid} ${message}\n`);
+  });
+}
 console.log('worker ready');
 process.once('SIGTERM', () => {
   void receiver.close({ timeoutMs: 30_000 }).finally(() => process.exit(0));

@@ -1,6 +1,7 @@
 import { isIntegrationError, type IntegrationErrorCode } from '../errors/integration-error.js';
-import { isWebhookVerificationError } from '../errors/webhook-verification-error.js';
+import { deliveryRefusal } from '../errors/delivery-refusal.js';
 import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
+import { DefaultRefusalLog } from './default-refusal-log.js';
 import { DEFAULT_RECEIVER_LOGGER, resolveLogger, type Logger } from './logger.js';
 import { createReceiverTelemetry, type ReceiverTelemetry } from './telemetry.js';
 import type { QueueDepth } from './receiver-metrics.js';
@@ -40,6 +41,8 @@ export class ReceiverObserver {
   /** False with the default logger: debug records are not even built then. */
   readonly verbose: boolean;
   readonly #now: () => number;
+  /** With the default logger only: each 5xx, and a 401 summary a minute (SPEC section 14). */
+  readonly #defaultLog: DefaultRefusalLog | undefined;
   #listeners: readonly RejectedListener[] = [];
 
   /**
@@ -49,6 +52,7 @@ export class ReceiverObserver {
   constructor(options: { logger: unknown; now: () => number; depth: QueueDepth }) {
     this.logger = resolveLogger(options.logger, DEFAULT_RECEIVER_LOGGER);
     this.verbose = this.logger !== DEFAULT_RECEIVER_LOGGER;
+    this.#defaultLog = this.verbose ? undefined : new DefaultRefusalLog(this.logger, options.now);
     this.#now = options.now;
     this.telemetry = createReceiverTelemetry(options.depth);
   }
@@ -65,10 +69,12 @@ export class ReceiverObserver {
    */
   refused(error: unknown): RejectedDelivery {
     let rejection: RejectedDelivery;
-    if (isWebhookVerificationError(error)) {
-      const { status, code, message } = error;
+    const refusal = deliveryRefusal(error);
+    if (refusal !== undefined) {
+      const { status, code, message } = refusal;
       rejection = { status, code, message, receivedAt: new Date(this.#now()) };
       this.logger.warn({ status, code }, `churn-risk delivery refused: ${message}`);
+      this.#defaultLog?.refused(status, code, message);
     } else if (isIntegrationError(error)) {
       // The receiver is mounted the wrong way: every delivery fails until the code changes.
       const { status, code, message } = error;
@@ -107,10 +113,13 @@ export class ReceiverObserver {
   }
 
   /** A handler that failed after its retries: `error`, with the handler's error. */
-  handlerFailed(id: string, tries: number, error: unknown): void {
+  handlerFailed(id: string, tries: number, error: unknown, handlerId?: string): void {
+    const which = handlerId === undefined ? 'A handler' : `Handler "${handlerId}"`;
     this.logger.error(
-      { id, tries, err: error },
-      `A handler of alert ${id} failed after ${tries} ${tries === 1 ? 'try' : 'tries'}`,
+      handlerId === undefined
+        ? { id, tries, err: error }
+        : { id, handler: handlerId, tries, err: error },
+      `${which} of alert ${id} failed after ${tries} ${tries === 1 ? 'try' : 'tries'}`,
     );
   }
 

@@ -96,7 +96,12 @@ export class ReceiverTelemetry {
   }
 
   /** Starts a handler try: a `process` span linked to `link` (the receive span), and its clock. */
-  startTry(link: SpanContext | undefined, id: string, attempt: number): TryRecord | undefined {
+  startTry(
+    link: SpanContext | undefined,
+    id: string,
+    attempt: number,
+    handlerId?: string,
+  ): TryRecord | undefined {
     const tracer = this.#liveTracer();
     if (tracer === undefined && this.#metrics.instruments() === undefined) return undefined;
     const span = tracer?.startSpan(SPAN_NAMES.process, {
@@ -109,6 +114,7 @@ export class ReceiverTelemetry {
         'messaging.operation.name': 'process',
         'messaging.message.id': id,
         'churn_risk.handler.attempt': attempt,
+        ...(handlerId === undefined ? {} : { 'churn_risk.handler.id': handlerId }),
       },
     });
     return { span, started: performance.now() };

@@ -1,15 +1,15 @@
 import type { ReceiverObserver } from '../observability/receiver-observer.js';
 import { fromTraceCarrier } from '../observability/trace-carrier.js';
-import type { AlertProcessor, HandlerFailure, QueuedAlert, TryOutcome } from './alert-queue.js';
-import { handlerKeys } from './handler-keys.js';
-import type { RetryPolicy } from './retry-policy.js';
+import type { AlertProcessor, QueuedAlert, TakenAlert, TryVerdict } from './alert-queue.js';
+import { giveUpAlert, runAlert, runTakenTry } from './alert-tries.js';
 import {
-  reportFailures,
-  runHandlers,
-  tryHandlers,
+  registration,
   type AnyHandler,
-  type RunHandlersInput,
-} from './run-handlers.js';
+  type HandlerOptions,
+  type HandlerRegistration,
+} from './handler-registration.js';
+import type { RetryPolicy } from './retry-policy.js';
+import type { TryInput } from './try-input.js';
 import type { ErrorHandler } from './types.js';
 
 /**
@@ -18,43 +18,45 @@ import type { ErrorHandler } from './types.js';
  * the lists it started with, without a copy per alert.
  */
 export class HandlerRegistry implements AlertProcessor {
-  handlers: readonly AnyHandler[] = [];
-  /** `handlerKeys(handlers)`, replaced together with `handlers`. */
-  #keys: readonly string[] = [];
+  handlers: readonly HandlerRegistration[] = [];
   errorHandlers: readonly ErrorHandler[] = [];
   readonly concurrency: number;
   readonly retry: RetryPolicy;
   readonly #counts: { failed: number };
   readonly #observer: ReceiverObserver;
+  /** The durable queue's kind (handler ids are then required next to another handler). */
+  readonly #durableQueue: string | undefined;
 
   /**
    * `counts.failed` goes up by one for each handler that failed after its retries; `observer`
-   * logs failures and traces each try.
+   * logs failures and traces each try. `durableQueue` names a queue that stores alerts outside
+   * this process (`undefined` for an in-process queue).
    */
   constructor(
     concurrency: number,
     retry: RetryPolicy,
     counts: { failed: number },
     observer: ReceiverObserver,
+    durableQueue: string | undefined,
   ) {
     this.concurrency = concurrency;
     this.retry = retry;
     this.#counts = counts;
     this.#observer = observer;
+    this.#durableQueue = durableQueue;
   }
 
-  add(handler: AnyHandler): void {
-    this.#setHandlers([...this.handlers, handler]);
+  /** Registers `handler`; a `TypeError` for the refusals of SPEC 13. */
+  add(handler: AnyHandler, options: HandlerOptions | undefined): void {
+    const entry = registration(this.handlers, handler, options, this.#durableQueue);
+    this.handlers = [...this.handlers, entry];
   }
 
+  /** Removes the last registration of `handler`. */
   remove(handler: AnyHandler): void {
-    const index = this.handlers.lastIndexOf(handler);
-    if (index >= 0) this.#setHandlers(this.handlers.toSpliced(index, 1));
-  }
-
-  #setHandlers(handlers: readonly AnyHandler[]): void {
-    this.handlers = handlers;
-    this.#keys = handlerKeys(handlers);
+    let index = this.handlers.length - 1;
+    while (index >= 0 && this.handlers[index]?.handler !== handler) index--;
+    if (index >= 0) this.handlers = this.handlers.toSpliced(index, 1);
   }
 
   addErrorHandler(handler: ErrorHandler): void {
@@ -62,38 +64,18 @@ export class HandlerRegistry implements AlertProcessor {
   }
 
   process(entry: QueuedAlert): number | Promise<number> {
-    return runHandlers(this.#input(entry));
+    return runAlert(this.#input(entry));
   }
 
-  async runTry(
-    entry: QueuedAlert,
-    attempt: number,
-    done: ReadonlySet<string>,
-  ): Promise<TryOutcome> {
-    const input = this.#input(entry);
-    const keys = this.#keys; // the keys of input.handlers: both were read in this turn
-    const skip = new Set<number>();
-    keys.forEach((key, index) => {
-      if (done.has(key)) skip.add(index);
-    });
-    const failures = await tryHandlers(input, attempt, skip);
-    const failed = new Set(failures.map((failure) => failure.index));
-    const succeeded = new Set(done);
-    keys.forEach((key, index) => {
-      if (!failed.has(index)) succeeded.add(key);
-    });
-    return { failures, succeeded: [...succeeded] };
+  runTry(taken: TakenAlert): Promise<TryVerdict> {
+    return runTakenTry(this.#input(taken.entry), taken);
   }
 
-  reportFailures(
-    entry: QueuedAlert,
-    attempt: number,
-    failures: readonly HandlerFailure[],
-  ): Promise<void> {
-    return reportFailures(this.#input(entry), attempt, failures);
+  giveUp(entry: QueuedAlert, attempt: number, error: Error): Promise<void> {
+    return giveUpAlert(this.#input(entry), attempt, error);
   }
 
-  #input(entry: QueuedAlert): RunHandlersInput {
+  #input(entry: QueuedAlert): TryInput {
     const { telemetry } = this.#observer;
     return {
       alert: entry.alert,

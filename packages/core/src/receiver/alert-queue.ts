@@ -18,10 +18,12 @@ export interface QueuedAlert {
   traceContext?: Record<string, string>;
 }
 
-/** A handler that failed one try, by its registration index. */
+/** A handler that failed one try. */
 export interface HandlerFailure {
   /** Index of the handler in registration order. */
   index: number;
+  /** The handler's id (`receiver.on(event, handler, { id })`), when it has one. */
+  id: string | undefined;
   /** What it threw or rejected with. */
   error: unknown;
 }
@@ -45,10 +47,41 @@ export interface AcceptedAlert {
  */
 export type AcceptResult = AcceptedAlert | 'duplicate' | 'full';
 
+/** An alert a durable queue took (under its lock) for one try, as it hands it to `runTry`. */
+export interface TakenAlert {
+  /** The queued alert, as it was accepted. */
+  readonly entry: QueuedAlert;
+  /** Tries already made (0 for the first try); the handlers see it as `context.attempt`. */
+  readonly attempt: number;
+  /**
+   * Ids of the handlers that succeeded for this alert in earlier tries, as the queue recorded
+   * them (`TryVerdict.succeeded` of the previous try; empty for the first).
+   */
+  readonly succeeded: readonly string[];
+}
+
 /**
- * The receiver's side of processing, handed to the queue by `attach`. A queue that runs alerts in
- * its own process calls `process`; a durable queue that schedules retries itself (delayed jobs)
- * calls `runTry` for each try and `reportFailures` after the last one.
+ * What one try decided (`AlertProcessor.runTry`), for the queue to store: the alert is done
+ * (`completed`), is tried again after `delayMs` (`retry`), or failed for good (`failed`, after
+ * `onError` was called). `succeeded` is the new record of handler ids that succeeded: store it
+ * with the alert (under the lock) so that the next try, in any process and after any deploy, skips
+ * exactly those.
+ */
+export type TryVerdict =
+  | { readonly outcome: 'completed' }
+  | {
+      readonly outcome: 'retry';
+      readonly delayMs: number;
+      readonly error: Error;
+      readonly succeeded: readonly string[];
+    }
+  | { readonly outcome: 'failed'; readonly error: Error; readonly succeeded: readonly string[] };
+
+/**
+ * The receiver's side of processing, handed to the queue by `attach`: the try protocol (SPEC 13).
+ * Core decides which handlers run, what is recorded, when to retry and when an alert has failed;
+ * a queue only stores and schedules. A queue that runs alerts in its own process calls `process`
+ * once per alert; a durable queue calls `runTry` once per try and stores the verdict.
  */
 export interface AlertProcessor {
   /** Alerts (or jobs) one process runs at once: the receiver's `concurrency` option. */
@@ -61,35 +94,24 @@ export interface AlertProcessor {
     delayMs(retry: number): number;
   };
   /**
-   * Runs every handler of the alert with the retry policy, in this process (retries wait on
-   * timers), and reports what still fails to `onError`. Never throws or rejects; gives the number
-   * of handlers that failed, synchronously when every handler returned synchronously.
+   * Every try of the alert in this process: the handlers that have not succeeded, then, after a
+   * failure, the retry policy's wait (a timer) and the next try, and after the last try `onError`
+   * once per handler that still fails. Never throws or rejects; gives the number of handlers that
+   * failed, synchronously when every handler returned synchronously and succeeded.
    */
   process(entry: QueuedAlert): number | Promise<number>;
   /**
-   * One try (`attempt` 0 for the first) of the handlers whose key is not in `done`, side by side.
-   * `done` is what the previous try gave as `succeeded` (empty for the first): store it with the
-   * alert. Keys name the same handler in every process and survive a deploy that adds, removes or
-   * reorders handlers; a handler whose code changed runs again. Never rejects.
+   * One try of a taken alert: runs the handlers whose id is not in `taken.succeeded`, side by
+   * side, and decides what the queue stores. After the last try it calls `onError` (once per
+   * failed handler) before answering `failed`. Never rejects.
    */
-  runTry(entry: QueuedAlert, attempt: number, done: ReadonlySet<string>): Promise<TryOutcome>;
-  /** After the last try: each failure goes to the `onError` handlers once. Never rejects. */
-  reportFailures(
-    entry: QueuedAlert,
-    attempt: number,
-    failures: readonly HandlerFailure[],
-  ): Promise<void>;
-}
-
-/** What one try of an alert's handlers gave (`AlertProcessor.runTry`). */
-export interface TryOutcome {
-  /** The handlers that failed this try, by registration index. */
-  readonly failures: readonly HandlerFailure[];
+  runTry(taken: TakenAlert): Promise<TryVerdict>;
   /**
-   * Keys of the handlers that have succeeded for this alert, in this try or an earlier one: pass
-   * them as `done` to the next try.
+   * The queue failed the alert without a try (its worker died mid-alert too often): `error` goes
+   * to the `onError` handlers once, with the alert; `attempt` is the last try's number. Never
+   * rejects.
    */
-  readonly succeeded: readonly string[];
+  giveUp(entry: QueuedAlert, attempt: number, error: Error): Promise<void>;
 }
 
 /** Reachability of a queue's store, for `receiver.health()`. */
@@ -116,6 +138,12 @@ export interface AlertQueue {
   readonly kind: string;
   /** True when an accepted alert's `done` waits for its handlers (required by `mode: 'sync'`). */
   readonly processesInline: boolean;
+  /**
+   * True for a queue that stores alerts outside this process, where any process (of any deploy)
+   * may run an alert's next try by calling `runTry`: the handlers' ids are then their identity in
+   * the record of handlers that succeeded, and required as soon as there are two (SPEC 13).
+   */
+  readonly durable?: boolean;
   /** Gives the queue the receiver's processing. Called once, before anything else. */
   attach(processor: AlertProcessor): void;
   /**

@@ -1,5 +1,8 @@
 import type { Span } from '@opentelemetry/api';
+import { deliveryRefusal } from '../errors/delivery-refusal.js';
+import { HandlerFailedError } from '../errors/handler-failed-error.js';
 import { waitUntilFailed } from '../errors/integration-error.js';
+import { ReceiverUnavailableError } from '../errors/receiver-unavailable-error.js';
 import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
 import { ReceiverObserver, type RejectedListener } from '../observability/receiver-observer.js';
 import type { ReceiverTelemetry } from '../observability/telemetry.js';
@@ -12,6 +15,7 @@ import type { AcceptResult, AcceptedAlert, AlertQueue, QueuedAlert } from './ale
 import { HandlerRegistry } from './alert-processor.js';
 import { waitForQueue } from './drain.js';
 import { getHeader } from './get-header.js';
+import type { HandlerOptions } from './handler-registration.js';
 import { receiverHealth } from './health.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
 import { acceptedResult, errorResponse, jsonResult, payloadTooLarge } from './responses.js';
@@ -30,17 +34,26 @@ import type {
 } from './types.js';
 import { isThenable } from './work-queue.js';
 
-const refuse = (code: 'CLOSED' | 'OVERLOADED' | 'HANDLER_FAILED', message: string): never => {
-  throw new WebhookVerificationError(code, message);
+const refuseClosed = (): never => {
+  throw new ReceiverUnavailableError('CLOSED', 'The receiver is shutting down; retry later.');
 };
-const refuseClosed = (): never => refuse('CLOSED', 'The receiver is shutting down; retry later.');
-const refuseFailed = (): never => refuse('HANDLER_FAILED', 'A handler failed after its retries.');
-const refuseFull = (): never =>
-  refuse('OVERLOADED', 'Too many alerts are waiting to be processed; retry later.');
+const refuseFailed = (): never => {
+  throw new HandlerFailedError('A handler failed after its retries.');
+};
+const refuseFull = (): never => {
+  throw new ReceiverUnavailableError(
+    'OVERLOADED',
+    'Too many alerts are waiting to be processed; retry later.',
+  );
+};
 /** The queue's store failed or did not answer in time: 503, so that the sender retries. */
 const storeFailed = (error: unknown): never => {
-  if (error instanceof WebhookVerificationError) throw error;
-  return refuse('OVERLOADED', 'The receiver could not record the delivery; retry later.');
+  if (deliveryRefusal(error) !== undefined) throw error;
+  throw new ReceiverUnavailableError(
+    'OVERLOADED',
+    'The receiver could not record the delivery; retry later.',
+    { cause: error },
+  );
 };
 
 /** The processing promise of an accepted alert; `undefined` for a duplicate or a full queue. */
@@ -56,7 +69,9 @@ function doneOf(result: AcceptResult): Promise<void> | undefined {
 function handOff(waitUntil: WaitUntil): (done?: Promise<void>) => void {
   let settle: (done?: Promise<void>) => void = () => undefined;
   const kept = new Promise<void>((resolve) => {
-    settle = (done) => resolve(done);
+    settle = (done) => {
+      resolve(done);
+    };
   });
   try {
     waitUntil(kept);
@@ -107,6 +122,7 @@ class WebhookReceiver implements Receiver {
       config.retry,
       this.#counts,
       this.#observer,
+      queue.durable === true ? queue.kind : undefined,
     );
     this.#queue.attach(this.#registry);
     const handle = (request: ReceiverRequest): Promise<ReceiverResult> => this.handle(request);
@@ -123,10 +139,14 @@ class WebhookReceiver implements Receiver {
     return { queued: this.#queue.queued, running: this.#queue.running, ...this.#counts };
   }
 
-  on<K extends keyof WebhookEventMap>(name: K, handler: EventHandler<WebhookEventMap, K>): this {
+  on<K extends keyof WebhookEventMap>(
+    name: K,
+    handler: EventHandler<WebhookEventMap, K>,
+    options?: HandlerOptions,
+  ): this {
     if (!Object.hasOwn(eventSchemas, name)) throw new TypeError(`Unknown event "${name}".`);
     if (typeof handler !== 'function') throw new TypeError('A handler must be a function.');
-    this.#registry.add(handler);
+    this.#registry.add(handler, options);
     this.#startConsuming();
     return this;
   }

@@ -2,29 +2,29 @@ import { describe, expect, it } from 'vitest';
 import {
   createMemoryQueue,
   createReceiver,
+  HandlersFailedError,
   type AlertContext,
   type AlertProcessor,
   type AlertQueue,
   type ChurnRiskAlert,
   type QueuedAlert,
   type Receiver,
+  type TakenAlert,
+  type TryVerdict,
 } from '@churn-risk/core';
-import { handlerKeys } from './handler-keys.js';
 
-// The contract a durable queue (Redis, or a future Postgres or SQS package) relies on: each try
-// gives the keys of the handlers that succeeded, and the next try, in any process and after a
-// deploy, skips exactly those.
+// The try protocol a durable queue (Redis, or a future Postgres or SQS package) relies on: each
+// try's verdict records the ids of the handlers that succeeded, and the next try, in any process
+// and after any deploy, skips exactly those.
 
-/** A receiver whose queue only hands out the processor (a durable queue's worker side). */
-function processorOf(register: (receiver: Receiver) => void): AlertProcessor {
-  let processor: AlertProcessor | undefined;
+/** A queue that only hands out the processor: a durable queue's worker side. */
+function durableQueue(onAttach: (processor: AlertProcessor) => void): AlertQueue {
   const inner = createMemoryQueue();
-  const queue: AlertQueue = {
+  return {
     kind: 'durable-test',
     processesInline: false,
-    attach: (given) => {
-      processor = given;
-    },
+    durable: true,
+    attach: onAttach,
     accept: (entry) => inner.accept(entry),
     release: (id) => inner.release(id),
     consume: () => undefined,
@@ -33,9 +33,24 @@ function processorOf(register: (receiver: Receiver) => void): AlertProcessor {
     queued: 0,
     running: 0,
   };
-  register(createReceiver({ secret: 'whsec_durable', queue }));
+}
+
+/** A receiver on a durable queue, and its processor; `register` adds its handlers. */
+function processorOf(
+  register: (receiver: Receiver) => void,
+  retries = 3,
+): { processor: AlertProcessor; receiver: Receiver } {
+  let processor: AlertProcessor | undefined;
+  const receiver = createReceiver({
+    secret: 'whsec_durable',
+    retries,
+    queue: durableQueue((given) => {
+      processor = given;
+    }),
+  });
+  register(receiver);
   if (processor === undefined) throw new Error('attach was not called');
-  return processor;
+  return { processor, receiver };
 }
 
 const entry: QueuedAlert = {
@@ -54,141 +69,213 @@ const entry: QueuedAlert = {
 
 type Handler = (alert: ChurnRiskAlert, context: AlertContext) => unknown;
 
-/** A handler that logs its name; a new closure from the same source each call, as after a restart. */
-const logging =
-  (name: string, log: string[]): Handler =>
+/** One factory's handlers: the same source text for every name (the case hashes could not tell). */
+const notify =
+  (name: string, log: string[], fail: () => boolean = () => false): Handler =>
   () => {
     log.push(name);
-  };
-const failing =
-  (name: string, log: string[]): Handler =>
-  () => {
-    log.push(name);
-    throw new Error(`${name} failed`);
+    if (fail()) throw new Error(`${name} failed`);
   };
 
-describe('AlertProcessor.runTry: which handlers a retry skips', () => {
-  it('skips the handlers that succeeded in an earlier try and runs the failed ones', async () => {
+const taken = (attempt: number, succeeded: readonly string[]): TakenAlert => ({
+  entry,
+  attempt,
+  succeeded,
+});
+
+function recordOf(verdict: TryVerdict): readonly string[] {
+  if (verdict.outcome === 'completed') throw new Error('the try completed');
+  return verdict.succeeded;
+}
+
+describe('runTry: which handlers a try runs, across deploys', () => {
+  it('records the handlers that succeeded by id and skips only them on the retry', async () => {
     const log: string[] = [];
-    let fail = true;
-    const processor = processorOf((receiver) => {
-      receiver.on('churn_risk_alert', logging('A', log));
-      receiver.on('churn_risk_alert', () => {
-        log.push('B');
-        if (fail) throw new Error('B failed');
-      });
+    let bFails = true;
+    const { processor } = processorOf((receiver) => {
+      receiver.on('churn_risk_alert', notify('a', log), { id: 'a' });
+      receiver.on(
+        'churn_risk_alert',
+        notify('b', log, () => bFails),
+        { id: 'b' },
+      );
     });
-    const first = await processor.runTry(entry, 0, new Set());
-    expect(first.failures.map((f) => f.index)).toEqual([1]);
-    expect(first.succeeded).toHaveLength(1);
-    fail = false;
-    const second = await processor.runTry(entry, 1, new Set(first.succeeded));
-    expect(second.failures).toEqual([]);
-    expect(second.succeeded).toHaveLength(2);
-    expect(log).toEqual(['A', 'B', 'B']);
+    const first = await processor.runTry(taken(0, []));
+    expect(first).toMatchObject({ outcome: 'retry', delayMs: 1000, succeeded: ['a'] });
+    if (first.outcome !== 'retry') throw new Error('unreachable');
+    expect(first.error).toBeInstanceOf(HandlersFailedError);
+    expect(first.error.message).toBe('Handler b failed: Error: b failed');
+    bFails = false;
+    expect(await processor.runTry(taken(1, recordOf(first)))).toEqual({ outcome: 'completed' });
+    expect(log).toEqual(['a', 'b', 'b']);
   });
 
-  it('after a deploy that adds a handler before the others, the new one runs and the succeeded one is skipped', async () => {
-    const before: string[] = [];
-    const oldProcess = processorOf((receiver) => {
-      receiver.on('churn_risk_alert', logging('A', before));
-      receiver.on('churn_risk_alert', failing('B', before));
-    });
-    const first = await oldProcess.runTry(entry, 0, new Set());
-    expect(before).toEqual(['A', 'B']);
-
-    // Another process with the new code: C registered first, then A and B from the same source.
-    const after: string[] = [];
-    const newProcess = processorOf((receiver) => {
-      receiver.on('churn_risk_alert', () => {
-        after.push('C');
-      });
-      receiver.on('churn_risk_alert', logging('A', after));
-      receiver.on('churn_risk_alert', failing('B', after));
-    });
-    const second = await newProcess.runTry(entry, 1, new Set(first.succeeded));
-    // By registration index, the retry would have skipped C and run A again.
-    expect(after.sort()).toEqual(['B', 'C']);
-    expect(second.failures.map((f) => f.index)).toEqual([2]);
-  });
-
-  it('after a deploy that removes a handler, the ones left keep their keys', async () => {
+  it('a deploy that reorders one factory\'s handlers (notify("a"), notify("b") -> b, a) never skips b', async () => {
     const log: string[] = [];
-    const oldProcess = processorOf((receiver) => {
-      receiver.on('churn_risk_alert', () => {
-        log.push('gone');
-      });
-      receiver.on('churn_risk_alert', logging('A', log));
-      receiver.on('churn_risk_alert', failing('B', log));
+    const before = processorOf((receiver) => {
+      receiver.on('churn_risk_alert', notify('a', log), { id: 'notify-a' });
+      receiver.on(
+        'churn_risk_alert',
+        notify('b', log, () => true),
+        { id: 'notify-b' },
+      );
     });
-    const first = await oldProcess.runTry(entry, 0, new Set());
+    const first = await before.processor.runTry(taken(0, []));
+    expect(recordOf(first)).toEqual(['notify-a']);
     log.length = 0;
-    const newProcess = processorOf((receiver) => {
-      receiver.on('churn_risk_alert', logging('A', log));
-      receiver.on('churn_risk_alert', failing('B', log));
+    const after = processorOf((receiver) => {
+      receiver.on('churn_risk_alert', notify('b', log), { id: 'notify-b' });
+      receiver.on('churn_risk_alert', notify('a', log), { id: 'notify-a' });
     });
-    await newProcess.runTry(entry, 1, new Set(first.succeeded));
-    expect(log).toEqual(['B']);
+    expect(await after.processor.runTry(taken(1, recordOf(first)))).toEqual({
+      outcome: 'completed',
+    });
+    expect(log).toEqual(['b']);
   });
 
-  it('runs a handler again when its code changed', async () => {
+  it('a deploy that adds, removes or changes handlers runs every handler not recorded', async () => {
     const log: string[] = [];
-    const oldProcess = processorOf((receiver) => {
-      receiver.on('churn_risk_alert', () => {
-        log.push('A v1');
-      });
-      receiver.on('churn_risk_alert', failing('B', log));
+    const before = processorOf((receiver) => {
+      receiver.on('churn_risk_alert', notify('gone', log), { id: 'gone' });
+      receiver.on('churn_risk_alert', notify('audit v1', log), { id: 'audit' });
+      receiver.on(
+        'churn_risk_alert',
+        notify('crm', log, () => true),
+        { id: 'crm' },
+      );
     });
-    const first = await oldProcess.runTry(entry, 0, new Set());
+    const first = await before.processor.runTry(taken(0, []));
+    expect(recordOf(first)).toEqual(['gone', 'audit']);
     log.length = 0;
-    const newProcess = processorOf((receiver) => {
-      receiver.on('churn_risk_alert', () => {
-        log.push('A v2');
-      });
-      receiver.on('churn_risk_alert', failing('B', log));
+    // `gone` removed, `slack` added first, `audit` changed (same id: it succeeded, so skipped),
+    // `crm` fixed, and `audit-v2` is a changed handler under a new id (so it runs).
+    const after = processorOf((receiver) => {
+      receiver.on('churn_risk_alert', notify('slack', log), { id: 'slack' });
+      receiver.on('churn_risk_alert', notify('audit v2', log), { id: 'audit' });
+      receiver.on('churn_risk_alert', notify('audit-v2', log), { id: 'audit-v2' });
+      receiver.on('churn_risk_alert', notify('crm fixed', log), { id: 'crm' });
     });
-    await newProcess.runTry(entry, 1, new Set(first.succeeded));
-    expect(log.sort()).toEqual(['A v2', 'B']);
+    expect(await after.processor.runTry(taken(1, recordOf(first)))).toEqual({
+      outcome: 'completed',
+    });
+    expect(log.sort()).toEqual(['audit-v2', 'crm fixed', 'slack']);
   });
 
-  it('tells apart the same handler registered twice, by its rank', async () => {
+  it('keeps ids that are no longer registered in the record, so a rollback skips them too', async () => {
+    const { processor } = processorOf((receiver) => {
+      receiver.on('churn_risk_alert', notify('x', []), { id: 'x' });
+      receiver.on(
+        'churn_risk_alert',
+        notify('y', [], () => true),
+        { id: 'y' },
+      );
+    });
+    const verdict = await processor.runTry(taken(1, ['old-handler']));
+    expect(recordOf(verdict)).toEqual(['old-handler', 'x']);
+  });
+
+  it('runs every handler for an alert stored with source-hash keys by the previous version', async () => {
     const log: string[] = [];
-    let failSecond = true;
+    const { processor } = processorOf((receiver) => {
+      receiver.on('churn_risk_alert', notify('a', log), { id: 'a' });
+      receiver.on('churn_risk_alert', notify('b', log), { id: 'b' });
+    });
+    // What 0.x stored: `<16 hex digits of the source hash>.<rank>`; no id matches such a key.
+    await processor.runTry(taken(1, ['0123456789abcdef.0', 'fedcba9876543210.0']));
+    expect(log).toEqual(['a', 'b']);
+  });
+
+  it('after the last try calls onError once per failed handler, with its id in the error', async () => {
+    const reported: [string, number][] = [];
+    const { processor, receiver } = processorOf((r) => {
+      r.on('churn_risk_alert', notify('ok', []), { id: 'ok' });
+      r.on(
+        'churn_risk_alert',
+        notify('crm', [], () => true),
+        { id: 'crm' },
+      );
+    }, 1);
+    receiver.onError((error, _alert, context) => {
+      reported.push([(error as Error).message, context.attempt]);
+    });
+    const first = await processor.runTry(taken(0, []));
+    expect(first.outcome).toBe('retry');
+    expect(reported).toEqual([]);
+    const last = await processor.runTry(taken(1, recordOf(first)));
+    expect(last).toMatchObject({ outcome: 'failed', succeeded: ['ok'] });
+    expect(reported).toEqual([['crm failed', 1]]);
+    expect(receiver.stats.failed).toBe(1);
+  });
+
+  it('a sole handler without an id is never recorded: it runs on every try until it succeeds', async () => {
     let calls = 0;
-    const twice: Handler = () => {
-      calls += 1;
-      log.push(`call ${String(calls)}`);
-      if (calls === 2 && failSecond) throw new Error('second registration failed');
-    };
-    const processor = processorOf((receiver) => {
-      receiver.on('churn_risk_alert', twice);
-      receiver.on('churn_risk_alert', twice);
+    const { processor } = processorOf((receiver) => {
+      receiver.on('churn_risk_alert', () => {
+        calls += 1;
+        if (calls === 1) throw new Error('first try');
+      });
     });
-    const first = await processor.runTry(entry, 0, new Set());
-    expect(first.failures.map((f) => f.index)).toEqual([1]);
-    failSecond = false;
-    await processor.runTry(entry, 1, new Set(first.succeeded));
-    expect(calls).toBe(3); // the first registration was skipped, the second ran again
+    const first = await processor.runTry(taken(0, []));
+    expect(first).toMatchObject({ outcome: 'retry', succeeded: [] });
+    if (first.outcome === 'retry')
+      expect(first.error.message).toBe('Handler #0 failed: Error: first try');
+    expect(await processor.runTry(taken(1, []))).toEqual({ outcome: 'completed' });
+  });
+
+  it('giveUp reports a stalled alert to onError once', async () => {
+    const reported: unknown[] = [];
+    const { processor, receiver } = processorOf((r) => {
+      r.on('churn_risk_alert', () => undefined);
+    });
+    receiver.onError((error) => reported.push(error));
+    const stalled = new Error('stalled');
+    await processor.giveUp(entry, 2, stalled);
+    expect(reported).toEqual([stalled]);
+    expect(receiver.stats.failed).toBe(1);
   });
 });
 
-describe('handlerKeys', () => {
-  it('is the same for closures of the same source and differs for other source', () => {
-    const [a1, b1] = handlerKeys([logging('A', []), failing('B', [])]);
-    const [a2, b2] = handlerKeys([logging('other name', []), failing('B', [])]);
-    expect(a1).toBe(a2); // the same code, whatever it closes over
-    expect(b1).toBe(b2);
-    expect(a1).not.toBe(b1);
-    expect(a1).toMatch(/^[0-9a-f]{16}\.0$/);
+describe('receiver.on(event, handler, { id }): the refusals of SPEC 13', () => {
+  const handler = (): void => undefined;
+
+  it('refuses an id that is not a non-empty string, and a repeated id', () => {
+    const receiver = createReceiver({ secret: 'whsec_ids' });
+    expect(() => receiver.on('churn_risk_alert', handler, { id: '' })).toThrow(TypeError);
+    expect(() => receiver.on('churn_risk_alert', handler, { id: '  ' })).toThrow(/non-empty/);
+    expect(() => receiver.on('churn_risk_alert', handler, { id: 42 as unknown as string })).toThrow(
+      TypeError,
+    );
+    receiver.on('churn_risk_alert', handler, { id: 'crm' });
+    expect(() => receiver.on('churn_risk_alert', () => undefined, { id: 'crm' })).toThrow(
+      /"crm" is already registered/,
+    );
   });
 
-  it('ranks handlers of the same source in order', () => {
-    const handler = (): void => undefined;
-    const other = (): number => 1;
-    expect(handlerKeys([handler, other, handler]).map((key) => key.split('.')[1])).toEqual([
-      '0',
-      '0',
-      '1',
-    ]);
+  it('in memory, handlers without ids are fine, several of them too', () => {
+    const receiver = createReceiver({ secret: 'whsec_ids' });
+    expect(() =>
+      receiver.on('churn_risk_alert', handler).on('churn_risk_alert', handler),
+    ).not.toThrow();
+  });
+
+  it('on a durable queue with two or more handlers, every handler needs an id', () => {
+    const first = processorOf((receiver) => {
+      receiver.on('churn_risk_alert', handler);
+    }).receiver;
+    expect(() => first.on('churn_risk_alert', handler, { id: 'b' })).toThrow(
+      /durable queue \(durable-test\) and two or more handlers, every handler needs an id/,
+    );
+    const named = processorOf((receiver) => {
+      receiver.on('churn_risk_alert', handler, { id: 'a' });
+    }).receiver;
+    expect(() => named.on('churn_risk_alert', handler)).toThrow(TypeError);
+    expect(() => named.on('churn_risk_alert', handler, { id: 'b' })).not.toThrow();
+  });
+
+  it('off removes a handler, and its id can be registered again', () => {
+    const receiver = createReceiver({ secret: 'whsec_ids' });
+    receiver.on('churn_risk_alert', handler, { id: 'crm' });
+    receiver.off('churn_risk_alert', handler);
+    expect(() => receiver.on('churn_risk_alert', handler, { id: 'crm' })).not.toThrow();
   });
 });

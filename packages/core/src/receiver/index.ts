@@ -7,8 +7,10 @@ export type {
   HandlerFailure,
   QueueHealth,
   QueuedAlert,
-  TryOutcome,
+  TakenAlert,
+  TryVerdict,
 } from './alert-queue.js';
+export type { HandlerOptions } from './handler-registration.js';
 export { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 export {
   createMemoryDedupeStore,

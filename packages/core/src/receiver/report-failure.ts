@@ -1,5 +1,5 @@
-import type { RunHandlersInput } from './run-handlers.js';
-import type { AlertContext } from './types.js';
+import type { HandlerFailure } from './alert-queue.js';
+import { contextOf, type TryInput } from './try-input.js';
 
 /** An error in a few words, for a log line. */
 function describe(error: unknown): string {
@@ -8,20 +8,23 @@ function describe(error: unknown): string {
 }
 
 /**
- * Reports a failure to the `onError` handlers. It is logged at `error` when no `onError` handler
- * is registered or a logger was given; a throwing or rejecting `onError` is logged at `error` too
- * (with the alert identity and the errors, never options or secrets).
+ * Reports one failure that remains after the last try (`attempt`) to the `onError` handlers. It
+ * is logged at `error` when no `onError` handler is registered or a logger was given; a throwing
+ * or rejecting `onError` is logged at `error` too (with the alert identity and the errors, never
+ * options or secrets). Never rejects.
  */
-export async function report(
+export async function reportFailure(
+  input: TryInput,
+  attempt: number,
   error: unknown,
-  input: RunHandlersInput,
-  context: AlertContext,
+  handlerId: string | undefined,
 ): Promise<void> {
   input.counts.failed++;
   const { observer } = input;
   if (input.errorHandlers.length === 0 || observer.verbose) {
-    observer.handlerFailed(input.id, context.attempt + 1, error);
+    observer.handlerFailed(input.id, attempt + 1, error, handlerId);
   }
+  const context = contextOf(input, attempt);
   await Promise.all(
     input.errorHandlers.map(async (onError) => {
       try {
@@ -35,4 +38,13 @@ export async function report(
       }
     }),
   );
+}
+
+/** Reports each failure of the last try (`attempt`) once. Never rejects. */
+export async function reportFailures(
+  input: TryInput,
+  attempt: number,
+  failures: readonly HandlerFailure[],
+): Promise<void> {
+  for (const failure of failures) await reportFailure(input, attempt, failure.error, failure.id);
 }

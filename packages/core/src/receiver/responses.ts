@@ -1,7 +1,5 @@
-import {
-  isWebhookVerificationError,
-  WebhookVerificationError,
-} from '../errors/webhook-verification-error.js';
+import { deliveryRefusal } from '../errors/delivery-refusal.js';
+import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
 import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
 import { isIntegrationError } from '../errors/integration-error.js';
 import type { ReceiverResult } from './types.js';
@@ -39,24 +37,27 @@ export function acceptedResult(done: Promise<void> = SETTLED): ReceiverResult {
 }
 
 /**
- * The answer to a refused delivery: its status and `{"error":{"code","message"}}`, plus `Allow`
- * for 405 and `Retry-After` for 503. Any other error value becomes a 500 with a generic message
- * (its own message is not sent, as it may carry internal details).
+ * The answer to a refused delivery (a `WebhookVerificationError`, `ReceiverUnavailableError`,
+ * `HandlerFailedError` or `IntegrationError`): its status and `{"error":{"code","message"}}`,
+ * plus `Allow` for 405 and `Retry-After` for 503. Any other error value becomes a 500 with a
+ * generic message (its own message is not sent, as it may carry internal details).
  */
 export function errorResponse(error: unknown): ReceiverResult {
   if (isIntegrationError(error)) {
     return jsonResult(500, { error: { code: error.code, message: error.message } });
   }
-  if (!isWebhookVerificationError(error)) {
+  const refusal = deliveryRefusal(error);
+  if (refusal === undefined) {
     return jsonResult(500, {
       error: { code: 'INTERNAL_ERROR', message: 'The webhook could not be processed.' },
     });
   }
+  const { status, code, message } = refusal;
   const headers: Record<string, string> = {};
-  if (error.code === 'METHOD_NOT_ALLOWED') headers.allow = 'POST';
-  const retryAfter = RETRY_AFTER_SECONDS[error.code];
+  if (code === 'METHOD_NOT_ALLOWED') headers.allow = 'POST';
+  const retryAfter = RETRY_AFTER_SECONDS[code];
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-  return jsonResult(error.status, { error: { code: error.code, message: error.message } }, headers);
+  return jsonResult(status, { error: { code, message } }, headers);
 }
 
 /** A `WebhookVerificationError` of `code` turned into its answer. */

@@ -3,6 +3,7 @@ import type { ChurnRiskAlert, WebhookEventMap } from '../payload/alert-schema.js
 import type { Logger } from '../observability/logger.js';
 import type { RejectedListener } from '../observability/receiver-observer.js';
 import type { AlertQueue } from './alert-queue.js';
+import type { HandlerOptions } from './handler-registration.js';
 import type { Secret } from '../signature/secrets.js';
 import type { SignedContent } from '../signature/signed-content.js';
 
@@ -83,7 +84,8 @@ export interface ReceiverOptions {
    * Every refused delivery at `warn` with its `status` and `code`, every accepted alert at `debug`
    * with its identity, a handler that failed after its retries at `error`. Nothing logged holds a
    * secret, a signature header, an expected signature or the body. Default: errors (a handler that
-   * failed, when no `onError` handler is registered) to `console.error`, nothing else.
+   * failed, when no `onError` handler is registered; each `5xx` answer with its fix; at most one
+   * line a minute summarising `401` refusals) to `console.error`, nothing else (SPEC section 14).
    *
    * @example
    * import pino from 'pino';
@@ -172,8 +174,19 @@ export interface DrainOptions {
 
 /** The webhook receiver returned by `createReceiver`. */
 export interface Receiver<E = WebhookEventMap> {
-  /** Registers a handler of event `name`. Several may be registered; each retries on its own. */
-  on<K extends keyof E>(name: K, handler: EventHandler<E, K>): this;
+  /**
+   * Registers a handler of event `name`. Several may be registered; each retries and fails on its
+   * own. `options.id` names the handler in logs, spans and failed alerts, and is its identity in
+   * a durable queue's record of the handlers that succeeded (SPEC 13): a non-empty string, unique
+   * among the receiver's handlers. With a durable queue and two or more handlers every handler
+   * needs one. A `TypeError` otherwise.
+   *
+   * @example
+   * receiver
+   *   .on('churn_risk_alert', createCrmTask, { id: 'crm-task' })
+   *   .on('churn_risk_alert', notifySlack, { id: 'slack' });
+   */
+  on<K extends keyof E>(name: K, handler: EventHandler<E, K>, options?: HandlerOptions): this;
   /** Removes a handler registered with `on`. */
   off<K extends keyof E>(name: K, handler: EventHandler<E, K>): this;
   /** Registers a handler of failures that remain after a handler's retries. */

@@ -1,6 +1,5 @@
 import { EXIT, UsageError, type CliIo } from './cli-io.js';
 import { DELIVERIES_HELP, deliveriesCommand } from './deliveries-command.js';
-import { FAILED_HELP, failedCommand } from './failed-command.js';
 import { REPLAY_HELP, replayCommand } from './replay-command.js';
 import { SANDBOX_HELP, sandboxCommand } from './sandbox-command.js';
 import { TRIGGER_HELP, triggerCommand } from './trigger-command.js';
@@ -12,9 +11,10 @@ Commands:
   trigger     Send one signed test alert (any field with --set) and print the answer and latency
   deliveries  Print a running sandbox's delivery log (--follow for new tries as they happen)
   replay      Send a delivery of a running sandbox again
-  failed      List or retry alerts that failed after all their tries (@churn-risk/redis)
 
-Run "churn-risk <command> --help" for the options of a command.
+Run "churn-risk <command> --help" for the options of a command. Without installing the
+package: npx @churn-risk/sandbox <command> (or npx -p @churn-risk/sandbox churn-risk <command>).
+Failed alerts of a Redis queue: churn-risk-redis failed list|retry (in @churn-risk/redis).
 `;
 
 const COMMANDS: Record<
@@ -25,7 +25,6 @@ const COMMANDS: Record<
   trigger: { run: triggerCommand, help: TRIGGER_HELP },
   deliveries: { run: deliveriesCommand, help: DELIVERIES_HELP },
   replay: { run: replayCommand, help: REPLAY_HELP },
-  failed: { run: failedCommand, help: FAILED_HELP },
 };
 
 /**

@@ -1,0 +1,35 @@
+import { HandlerFailedError } from './handler-failed-error.js';
+import { ReceiverUnavailableError } from './receiver-unavailable-error.js';
+import type { WebhookErrorCode } from './webhook-error-status.js';
+import { isWebhookVerificationError } from './webhook-verification-error.js';
+
+/** A refused delivery's answer: its status, code and a message that is safe to send back. */
+export interface DeliveryRefusal {
+  status: number;
+  code: WebhookErrorCode;
+  message: string;
+}
+
+const REFUSAL_NAMES = new Set(['ReceiverUnavailableError', 'HandlerFailedError']);
+
+/**
+ * The answer of an error the receiver refuses a delivery with, SPEC section 4's table: a
+ * `WebhookVerificationError` (the delivery is at fault), a `ReceiverUnavailableError` (503) or a
+ * `HandlerFailedError` (500, sync mode). `undefined` for any other value (an `IntegrationError`
+ * or a bug), also across copies of this package.
+ */
+export function deliveryRefusal(error: unknown): DeliveryRefusal | undefined {
+  if (
+    isWebhookVerificationError(error) ||
+    error instanceof ReceiverUnavailableError ||
+    error instanceof HandlerFailedError ||
+    (error instanceof Error &&
+      REFUSAL_NAMES.has(error.name) &&
+      typeof (error as { code?: unknown }).code === 'string' &&
+      typeof (error as { status?: unknown }).status === 'number')
+  ) {
+    const { status, code, message } = error as DeliveryRefusal;
+    return { status, code, message };
+  }
+  return undefined;
+}
