@@ -37,8 +37,10 @@ describe('workerd (miniflare, module worker)', () => {
   });
 
   it('runs an alert that waited in the queue to the end, in a request kept alive for it', async () => {
-    // concurrency 1: the second alert waits until the first is done. Its handler then does I/O
-    // (a timer) after the first alert's request has nothing left to wait for.
+    // concurrency 1, and the first alert still running: with a waitUntil the second alert does
+    // not wait for the first one's slot (started from the first request, it would be cancelled
+    // with it); it runs at once in its own request, and its handler's I/O (a timer) goes on
+    // after the first alert's request has nothing left to wait for.
     const receiver = await hostReceiver(
       host(),
       'queued-io',
@@ -64,7 +66,7 @@ describe('workerd (miniflare, module worker)', () => {
           );
         }
       }
-      expect((await receiver.calls()).stats).toMatchObject({ running: 1, queued: 1 });
+      expect((await receiver.calls()).stats).toMatchObject({ running: 2, queued: 0 });
       await receiver.open();
       const done = await waitForCalls(
         receiver.calls,

@@ -150,7 +150,7 @@ export interface AlertQueue {
    * Records the identity and stores the alert, atomically: after a failure, neither is kept.
    * Synchronous when the store is.
    */
-  accept(entry: QueuedAlert): AcceptResult | Promise<AcceptResult>;
+  accept(entry: QueuedAlert, options?: AcceptOptions): AcceptResult | Promise<AcceptResult>;
   /** Forgets an identity, so that the service's redelivery is processed again. */
   release(id: string): void | Promise<void>;
   /** Starts taking alerts to process in this process. Idempotent. */
@@ -176,4 +176,16 @@ export interface AlertQueue {
    * retry), for the `churn_risk.queue.depth` gauge. Without it the gauge reads `queued`.
    */
   depth?(): Promise<number>;
+}
+
+/** How an alert is accepted. */
+export interface AcceptOptions {
+  /**
+   * The delivery came with a platform `waitUntil` (Workers, Vercel): its processing must start
+   * in a turn that its own request scheduled, never from another request's continuation (workerd
+   * cancels work that a finished request started for another). An in-process queue then runs it
+   * at once on a slot of its own, outside `concurrency` (the platform bounds the requests in
+   * flight). A durable queue may ignore it: its `done` settles once the store holds the alert.
+   */
+  ownTurn?: boolean;
 }

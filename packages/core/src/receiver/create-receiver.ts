@@ -11,7 +11,13 @@ import { alertIdentity, eventSchemas, type WebhookEventMap } from '../payload/al
 import { parseEvent } from '../payload/parse-event.js';
 import { toBytes } from '../signature/bytes.js';
 import { createVerifier } from '../signature/verify.js';
-import type { AcceptResult, AcceptedAlert, AlertQueue, QueuedAlert } from './alert-queue.js';
+import type {
+  AcceptOptions,
+  AcceptResult,
+  AcceptedAlert,
+  AlertQueue,
+  QueuedAlert,
+} from './alert-queue.js';
 import { HandlerRegistry } from './alert-processor.js';
 import { waitForQueue } from './drain.js';
 import { getHeader } from './get-header.js';
@@ -66,6 +72,8 @@ function doneOf(result: AcceptResult): Promise<void> | undefined {
  * accepted. Returns the function that settles it (with the processing, or at once when nothing
  * was accepted). A `waitUntil` that throws is a 500 `INTERNAL_ERROR`: nothing is accepted.
  */
+const OWN_TURN: AcceptOptions = Object.freeze({ ownTurn: true });
+
 function handOff(waitUntil: WaitUntil): (done?: Promise<void>) => void {
   let settle: (done?: Promise<void>) => void = () => undefined;
   const kept = new Promise<void>((resolve) => {
@@ -263,7 +271,9 @@ class WebhookReceiver implements Receiver {
     const handedOff = waitUntil === undefined ? undefined : handOff(waitUntil);
     let accepted: AcceptResult | Promise<AcceptResult>;
     try {
-      accepted = this.#queue.accept(entry);
+      // With a `waitUntil`, the alert runs in a turn its own request scheduled (workerd).
+      accepted =
+        handedOff === undefined ? this.#queue.accept(entry) : this.#queue.accept(entry, OWN_TURN);
     } catch (error) {
       handedOff?.();
       return storeFailed(error);

@@ -1,5 +1,6 @@
 export { createReceiver } from './create-receiver.js';
 export type {
+  AcceptOptions,
   AcceptResult,
   AcceptedAlert,
   AlertProcessor,

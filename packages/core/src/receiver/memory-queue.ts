@@ -1,4 +1,5 @@
 import type {
+  AcceptOptions,
   AcceptResult,
   AcceptedAlert,
   AlertProcessor,
@@ -122,13 +123,16 @@ class MemoryQueue implements AlertQueue {
     this.#work = createWorkQueue(processor.concurrency, this.#maxQueue);
   }
 
-  accept(entry: QueuedAlert): AcceptResult | Promise<AcceptResult> {
+  accept(entry: QueuedAlert, options?: AcceptOptions): AcceptResult | Promise<AcceptResult> {
     const store = this.#store;
-    if (store === undefined) return this.#push(entry);
+    const ownTurn = options?.ownTurn === true;
+    if (store === undefined) return this.#push(entry, ownTurn);
     // A throwing store becomes a rejection: the receiver answers 503 so that the sender retries.
     const claimed = store.claim(entry.id, this.#ttlMs);
-    if (typeof claimed === 'boolean') return claimed ? this.#push(entry) : 'duplicate';
-    return Promise.resolve(claimed).then((isNew) => (isNew ? this.#push(entry) : 'duplicate'));
+    if (typeof claimed === 'boolean') return claimed ? this.#push(entry, ownTurn) : 'duplicate';
+    return Promise.resolve(claimed).then((isNew) =>
+      isNew ? this.#push(entry, ownTurn) : 'duplicate',
+    );
   }
 
   release(id: string): void | Promise<void> {
@@ -155,9 +159,9 @@ class MemoryQueue implements AlertQueue {
     return this.#work?.running ?? 0;
   }
 
-  #push(entry: QueuedAlert): AcceptResult | Promise<AcceptResult> {
+  #push(entry: QueuedAlert, ownTurn: boolean): AcceptResult | Promise<AcceptResult> {
     const job = new MemoryJob(entry, this.#processor as AlertProcessor);
-    if (this.#attached().tryPush(job)) return job;
+    if (this.#attached().tryPush(job, ownTurn)) return job;
     // No room: forget the identity, so that the service's redelivery is processed.
     const released = this.release(entry.id);
     return released instanceof Promise ? released.then(() => 'full' as const) : 'full';

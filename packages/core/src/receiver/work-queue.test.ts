@@ -218,4 +218,63 @@ describe('createWorkQueue', () => {
     expect(ran).toEqual(['second']);
     expect([queue.running, queue.queued]).toEqual([0, 0]);
   });
+
+  it('runs an own-turn job at once on a slot of its own, and starts waiting jobs only below concurrency', async () => {
+    const queue = createWorkQueue(1, 10);
+    const order: string[] = [];
+    const first = gate();
+    const own = gate();
+    const a = push(queue, async () => {
+      order.push('a');
+      await first.promise;
+    });
+    const b = push(queue, () => {
+      order.push('b');
+    });
+    const ownJob = job(async () => {
+      order.push('own');
+      await own.promise;
+    });
+    // The slot is taken and `b` waits; the own-turn job does not wait behind them.
+    expect(queue.tryPush(ownJob, true)).toBe(true);
+    expect([queue.running, queue.queued]).toEqual([2, 1]);
+    expect(order).toEqual([]); // not in the pushing turn
+    await nextTurn();
+    expect(order).toEqual(['a', 'own']);
+    // `own` finishing while `a` still holds the only slot starts nothing.
+    own.open();
+    await ownJob.settled;
+    await nextTurn();
+    expect(order).toEqual(['a', 'own']);
+    expect([queue.running, queue.queued]).toEqual([1, 1]);
+    first.open();
+    await Promise.all([a, b]);
+    expect(order).toEqual(['a', 'own', 'b']);
+    expect([queue.running, queue.queued]).toEqual([0, 0]);
+  });
+
+  it('refuses an own-turn job once concurrency + maxQueue jobs are running or waiting', () => {
+    const queue = createWorkQueue(1, 1);
+    const hold = gate();
+    expect(
+      queue.tryPush(
+        job(() => hold.promise),
+        true,
+      ),
+    ).toBe(true);
+    expect(
+      queue.tryPush(
+        job(() => hold.promise),
+        true,
+      ),
+    ).toBe(true);
+    expect(
+      queue.tryPush(
+        job(() => hold.promise),
+        true,
+      ),
+    ).toBe(false);
+    expect(queue.running).toBe(2);
+    hold.open();
+  });
 });

@@ -20,9 +20,12 @@ export interface Job {
 export interface WorkQueue {
   /**
    * Starts the job on a later turn of the event loop, or queues it. Returns `false` when
-   * `maxQueue` jobs are already waiting (nothing is queued then).
+   * `maxQueue` jobs are already waiting (nothing is queued then). `ownTurn`: the job never waits
+   * for a slot and is started by a deferral of its own, made now, so that it runs in the caller's
+   * context (a workerd request); it may take a slot beyond `concurrency`, and is refused once
+   * `concurrency + maxQueue` jobs are running or waiting.
    */
-  tryPush(job: Job): boolean;
+  tryPush(job: Job, ownTurn?: boolean): boolean;
   /**
    * Resolves when nothing is queued or running. An aborted `signal` stops the wait (the promise
    * then never settles and nothing is kept for it).
@@ -122,7 +125,8 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
   function release(job: Job): Job | undefined {
     running--;
     job.finished();
-    const next = takeNext();
+    // Own-turn jobs may hold slots beyond `concurrency`: a waiting job starts only below it.
+    const next = running < concurrency ? takeNext() : undefined;
     if (next !== undefined) return claimSlot(next);
     settleIdle();
     return undefined;
@@ -156,8 +160,20 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
   }
 
   return {
-    tryPush(job) {
+    tryPush(job, ownTurn = false) {
       if (running >= concurrency && queued() >= maxQueue) return false;
+      if (ownTurn) {
+        // Never waits, but counts against the same bound: `concurrency + maxQueue` in all.
+        if (running + queued() >= concurrency + maxQueue) return false;
+        running++;
+        job.ready = false;
+        job.startWhenReady = true;
+        later(() => {
+          job.ready = true;
+          execute(job);
+        });
+        return true;
+      }
       job.ready = false;
       job.startWhenReady = false;
       if (fresh.push(job) === 1) later(markFreshReady);
