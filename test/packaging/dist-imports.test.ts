@@ -7,7 +7,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 // The built packages, imported by name the way users import them: plain Node, no source condition.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const testDir = join(root, 'test');
-const packages = ['core', 'express', 'fastify', 'next', 'sandbox', 'redis'] as const;
+const packages = [
+  'core',
+  'express',
+  'fastify',
+  'next',
+  'sandbox',
+  'redis',
+  'hono',
+  'koa',
+  'lambda',
+  'cloudflare',
+] as const;
 const entries = [
   '@churn-risk/core',
   '@churn-risk/core/testing',
@@ -18,6 +29,10 @@ const entries = [
   '@churn-risk/sandbox/client',
   '@churn-risk/redis',
   '@churn-risk/redis/testing',
+  '@churn-risk/hono',
+  '@churn-risk/koa',
+  '@churn-risk/lambda',
+  '@churn-risk/cloudflare',
 ];
 
 function runNode(args: string[]): string {
