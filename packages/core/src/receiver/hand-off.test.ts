@@ -17,8 +17,8 @@ function request(init: { method?: string } = {}): Request {
   );
   return new Request('http://127.0.0.1/webhooks/churn-risk', {
     method: init.method ?? 'POST',
-    headers: headers as Record<string, string>,
-    body: body as string,
+    headers: headers,
+    body: body,
   });
 }
 
@@ -79,7 +79,7 @@ describe('waitUntil hand-off (SPEC 12)', () => {
       },
     };
     const { waitUntil } = ctx;
-    const response = await receiver.fetch(first, { waitUntil: waitUntil as never });
+    const response = await receiver.fetch(first, { waitUntil: waitUntil });
     expect(response.status).toBe(500);
     const error = await errorOf(response);
     expect(error.code).toBe('INTERNAL_ERROR');
