@@ -18,7 +18,11 @@ export {
   type ReceiverUnavailableCode,
 } from './errors/receiver-unavailable-error.js';
 export { HandlerFailedError } from './errors/handler-failed-error.js';
-export { AlertStalledError, HandlersFailedError } from './errors/handlers-failed-error.js';
+export {
+  AlertStalledError,
+  HandlersFailedError,
+  type FailedHandler,
+} from './errors/handlers-failed-error.js';
 export { deliveryRefusal, type DeliveryRefusal } from './errors/delivery-refusal.js';
 export {
   IntegrationError,

@@ -9,6 +9,7 @@ import { signPayload } from './signature/sign.js';
  * that says what differs), so no `expect` is needed.
  */
 export interface ContractTestApi {
+  /** Groups the contract's cases under `name` (the runner's `describe`). */
   describe(name: string, fn: () => void): unknown;
   /** `timeout` (ms) is passed as the third argument, as vitest, jest and bun take it. */
   it(name: string, fn: () => Promise<void>, timeout?: number): unknown;

@@ -1,5 +1,5 @@
 /** A handler that failed a try: its registration index, its id when it has one, and its error. */
-interface FailedHandler {
+export interface FailedHandler {
   index: number;
   id: string | undefined;
   error: unknown;
