@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { formatNumber, formatRatio, markdownTable } from '../lib/table.js';
 import type { BenchResult, BenchSettings } from '../lib/types.js';
-import { CORE_AS_RESOLVED, NOBLE } from './edge/edge-candidates.js';
+import { CORE_VERIFIERS, NOBLE } from './edge/edge-candidates.js';
 import { edgeRounds, type EdgeResult } from './edge/edge-rounds.js';
 
 export const RUNTIMES = ['workerd', 'bun', 'deno', 'node'] as const;
@@ -165,7 +165,7 @@ function tableFor(results: readonly EdgeResult[]): string {
 }
 
 function fastestLine(results: readonly EdgeResult[]): string {
-  const backends = results.filter((r) => r.name !== CORE_AS_RESOLVED);
+  const backends = results.filter((r) => !CORE_VERIFIERS.includes(r.name));
   const [first] = [...backends].sort((a, b) => b.opsPerSecond - a.opsPerSecond);
   return `fastest back end: ${first?.name ?? '?'}`;
 }

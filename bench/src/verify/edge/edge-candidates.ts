@@ -3,11 +3,12 @@
  * the same module runs in workerd, Bun, Deno and Node. Every candidate does one delivery's work:
  * the `sha256=` header's hex decoded, the HMAC over `timestamp.body`, a constant-time comparison.
  * `@noble/hashes` and `node:crypto` are core's own back ends (`hmac-web.ts`, `hmac-node.ts`);
- * `crypto.subtle` imports the key once and signs (or verifies) per delivery, as an async back end
- * of core would.
+ * `crypto.subtle` imports the key once and signs (or verifies) per delivery, as core's async back
+ * end does; the last two candidates are core's own verifiers as resolved in the runtime.
  */
 import { backend as nobleBackend } from '../../../../packages/core/src/signature/hmac-web.js';
 import type { HmacBackend } from '../../../../packages/core/src/signature/hmac-backend.js';
+import { createReceiverVerifier } from '../../../../packages/core/src/signature/receiver-verifier.js';
 import { createVerifier } from '../../../../packages/core/src/signature/verify.js';
 
 export const EDGE_SECRET = 'whsec_bench_edge_7d1e0c4b2a9f4e6d';
@@ -97,6 +98,9 @@ export const NODE = 'node:crypto (core hmac-node.ts)';
 export const SUBTLE_SIGN = 'crypto.subtle sign + compare (key imported once)';
 export const SUBTLE_VERIFY = 'crypto.subtle verify (key imported once)';
 export const CORE_AS_RESOLVED = "core createVerifier (this runtime's #hmac)";
+export const CORE_RECEIVER = "core receiver verifier (createReceiverVerifier, the receiver's path)";
+/** The candidates that are core's own verifiers, not back ends. */
+export const CORE_VERIFIERS: readonly string[] = [CORE_AS_RESOLVED, CORE_RECEIVER];
 
 function backendCandidate(name: string, backend: HmacBackend, d: EdgeDelivery): EdgeCandidate {
   const key = encoder.encode(EDGE_SECRET);
@@ -163,6 +167,25 @@ function coreCandidate(d: EdgeDelivery): EdgeCandidate {
 }
 
 /**
+ * Core's `createReceiverVerifier` as resolved here: synchronous on node:crypto, `crypto.subtle`
+ * (awaited) where `#hmac` is the web back end and WebCrypto exists. Awaited only when it returns
+ * a promise, as the receiver does.
+ */
+function coreReceiverCandidate(d: EdgeDelivery): EdgeCandidate {
+  const verify = createReceiverVerifier({ secret: EDGE_SECRET });
+  const delivery = { body: d.body, signature: d.signature, timestamp: d.timestamp };
+  return {
+    name: CORE_RECEIVER,
+    async batch(n) {
+      for (let i = 0; i < n; i++) {
+        const pending = verify(delivery);
+        if (pending !== undefined) await pending;
+      }
+    },
+  };
+}
+
+/**
  * Which back end core's `createVerifier` uses here (its `#hmac` import as this runtime or bundler
  * resolved it): each known back end's `matchesAny` is wrapped during one verification.
  */
@@ -202,6 +225,7 @@ export async function edgeCandidates(
     ...(nodeBackend === undefined ? [] : [backendCandidate(NODE, nodeBackend, d)]),
     ...(await subtleCandidates(d)),
     coreCandidate(d),
+    coreReceiverCandidate(d),
   ];
   const genuine = await build(edgeDelivery(text));
   const forged = await build(edgeDelivery(text, true));

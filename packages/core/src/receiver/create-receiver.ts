@@ -10,7 +10,7 @@ import { toTraceCarrier } from '../observability/trace-carrier.js';
 import { alertIdentity, eventSchemas, type WebhookEventMap } from '../payload/alert-schema.js';
 import { parseEvent } from '../payload/parse-event.js';
 import { toBytes } from '../signature/bytes.js';
-import { createVerifier } from '../signature/verify.js';
+import { createReceiverVerifier, type ReceiverVerifier } from '../signature/receiver-verifier.js';
 import type {
   AcceptOptions,
   AcceptResult,
@@ -91,7 +91,8 @@ function handOff(waitUntil: WaitUntil): (done?: Promise<void>) => void {
 
 class WebhookReceiver implements Receiver {
   readonly #config: ResolvedOptions;
-  readonly #verify: ReturnType<typeof createVerifier>;
+  /** Synchronous on node:crypto; a promise on crypto.subtle (workerd), SPEC 12. */
+  readonly #verify: ReceiverVerifier;
   readonly #queue: AlertQueue;
   readonly #registry: HandlerRegistry;
   readonly #consume: boolean;
@@ -110,7 +111,7 @@ class WebhookReceiver implements Receiver {
   constructor(options: ReceiverOptions) {
     const config = resolveOptions(options);
     this.#config = config;
-    this.#verify = createVerifier({
+    this.#verify = createReceiverVerifier({
       secret: config.secret,
       tolerance: config.tolerance,
       signedContent: config.signedContent,
@@ -248,11 +249,26 @@ class WebhookReceiver implements Receiver {
     }
     const bytes = body === null || body === undefined ? new Uint8Array(0) : toBytes(body);
     if (bytes.byteLength > config.maxBodyBytes) throw payloadTooLarge(config.maxBodyBytes);
-    this.#verify({
+    const verified = this.#verify({
       body: bytes,
       signature: getHeader(headers, config.signatureHeader),
       timestamp: getHeader(headers, config.timestampHeader),
     });
+    // Where only WebCrypto's HMAC exists, verification is asynchronous (a rejection is refused
+    // like a throw, by `handle`).
+    if (verified !== undefined) {
+      return verified.then(() => this.#verified(bytes, waitUntil, span));
+    }
+    return this.#verified(bytes, waitUntil, span);
+  }
+
+  /** A verified delivery: parsed, then accepted (or ignored). */
+  #verified(
+    bytes: Uint8Array,
+    waitUntil: WaitUntil | undefined,
+    span: Span | undefined,
+  ): ReceiverResult | Promise<ReceiverResult> {
+    const config = this.#config;
     const parsed = parseEvent(bytes);
     if (parsed.kind === 'ignored') {
       this.#observer.ignored(parsed.name);

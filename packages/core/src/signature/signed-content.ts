@@ -17,3 +17,28 @@ export function signedParts(
 ): readonly HmacPart[] {
   return mode === 'body' ? [body] : [`${timestamp}.`, body];
 }
+
+/** A view with the type WebCrypto takes: the same bytes, copied only when not on an ArrayBuffer. */
+function onArrayBuffer(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return bytes.buffer instanceof ArrayBuffer
+    ? (bytes as Uint8Array<ArrayBuffer>)
+    : Uint8Array.from(bytes);
+}
+
+/**
+ * The signed content in one buffer, for HMACs that take one (WebCrypto): the body itself in
+ * `'body'` mode (no copy), else the timestamp's ASCII digits, `.` and the body copied after them.
+ */
+export function signedBytes(
+  mode: SignedContent,
+  timestamp: string,
+  body: Uint8Array,
+): Uint8Array<ArrayBuffer> {
+  if (mode === 'body') return onArrayBuffer(body);
+  // `timestamp` is 1 to 12 ASCII digits (checked before): one byte per character.
+  const data = new Uint8Array(timestamp.length + 1 + body.length);
+  for (let i = 0; i < timestamp.length; i++) data[i] = timestamp.charCodeAt(i);
+  data[timestamp.length] = 0x2e;
+  data.set(body, timestamp.length + 1);
+  return data;
+}

@@ -40,12 +40,14 @@ export interface DeliveryToVerify {
 /** A verification function with its secrets and options prepared once. */
 export type Verifier = (delivery: DeliveryToVerify) => void;
 
-interface Settings {
+/** A verifier's options, resolved and checked once. Internal (the receiver's verifier shares it). */
+export interface VerifierSettings {
   keys: readonly Uint8Array[];
   tolerance: number;
   mode: SignedContent;
   now: () => number;
 }
+type Settings = VerifierSettings;
 
 function checkOptions(tolerance: number, mode: SignedContent): void {
   if (!Number.isFinite(tolerance) || tolerance < 0) {
@@ -57,6 +59,32 @@ function checkOptions(tolerance: number, mode: SignedContent): void {
 }
 
 /**
+ * The refusals of `check`, one function each, so that the receiver's asynchronous verifier
+ * (`receiver-verifier.ts`) throws exactly the same errors. Internal.
+ */
+export const refusal = {
+  missingSignature: (): WebhookVerificationError =>
+    new WebhookVerificationError('MISSING_SIGNATURE', 'The signature header is missing.'),
+  missingTimestamp: (): WebhookVerificationError =>
+    new WebhookVerificationError('MISSING_TIMESTAMP', 'The timestamp header is missing.'),
+  noMatch: (): WebhookVerificationError =>
+    new WebhookVerificationError(
+      'INVALID_SIGNATURE',
+      'No signature matches the body and any configured secret.',
+    ),
+  outOfTolerance: (tolerance: number): WebhookVerificationError =>
+    new WebhookVerificationError(
+      'TIMESTAMP_OUT_OF_TOLERANCE',
+      `The timestamp is more than ${tolerance} seconds away from the receiver's clock.`,
+    ),
+};
+
+/** Whether `seconds` (the sender's timestamp) is too far from the settings' clock. Internal. */
+export function outOfTolerance(settings: Settings, seconds: number): boolean {
+  return Math.abs(settings.now() / 1000 - seconds) > settings.tolerance;
+}
+
+/**
  * Receives the usual single signature's bytes, so that no array is allocated per delivery. Shared
  * safely: from parsing to comparison, `check` runs no code but ours and the HMAC back end's.
  */
@@ -65,13 +93,9 @@ const scratch = new Uint8Array(32);
 /** Checks one delivery in the SPEC's order: headers present, timestamp format, signature, tolerance. */
 function check(settings: Settings, { body, signature, timestamp }: DeliveryToVerify): void {
   const signatureText = headerText(signature);
-  if (signatureText === undefined) {
-    throw new WebhookVerificationError('MISSING_SIGNATURE', 'The signature header is missing.');
-  }
+  if (signatureText === undefined) throw refusal.missingSignature();
   const timestampText = headerText(timestamp);
-  if (timestampText === undefined) {
-    throw new WebhookVerificationError('MISSING_TIMESTAMP', 'The timestamp header is missing.');
-  }
+  if (timestampText === undefined) throw refusal.missingTimestamp();
   const seconds = parseTimestampHeader(timestampText);
   const candidates = parseSignatureHeader(signatureText, scratch);
 
@@ -81,18 +105,8 @@ function check(settings: Settings, { body, signature, timestamp }: DeliveryToVer
   for (const key of settings.keys) {
     matched = backend.matchesAny(key, parts, candidates) || matched;
   }
-  if (!matched) {
-    throw new WebhookVerificationError(
-      'INVALID_SIGNATURE',
-      'No signature matches the body and any configured secret.',
-    );
-  }
-  if (Math.abs(settings.now() / 1000 - seconds) > settings.tolerance) {
-    throw new WebhookVerificationError(
-      'TIMESTAMP_OUT_OF_TOLERANCE',
-      `The timestamp is more than ${settings.tolerance} seconds away from the receiver's clock.`,
-    );
-  }
+  if (!matched) throw refusal.noMatch();
+  if (outOfTolerance(settings, seconds)) throw refusal.outOfTolerance(settings.tolerance);
 }
 
 /**
@@ -101,6 +115,17 @@ function check(settings: Settings, { body, signature, timestamp }: DeliveryToVer
  * present, timestamp format, signature, tolerance.
  */
 export function createVerifier(options: VerifierOptions): Verifier {
+  const settings = verifierSettings(options);
+  return (delivery) => {
+    check(settings, delivery);
+  };
+}
+
+/**
+ * `options` resolved (defaults applied, secrets encoded) and checked: `TypeError` for a missing
+ * secret or a bad option. Internal: `createVerifier` and the receiver's verifier share it.
+ */
+export function verifierSettings(options: VerifierOptions): VerifierSettings {
   const settings: Settings = {
     keys: secretKeys(options.secret),
     tolerance: options.tolerance ?? DEFAULT_TOLERANCE_SECONDS,
@@ -108,9 +133,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     now: options.now ?? Date.now,
   };
   checkOptions(settings.tolerance, settings.mode);
-  return (delivery) => {
-    check(settings, delivery);
-  };
+  return settings;
 }
 
 /** Options of `verifySignature`. */
