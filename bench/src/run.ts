@@ -17,20 +17,36 @@ const BENCHMARKS: Record<string, () => Promise<Runner>> = {
   batcher: async () => (await import('./batcher/run-batcher.js')).runBatcher,
   next: async () => (await import('./next/run-next.js')).runNext,
   redis: async () => (await import('./redis/run-redis.js')).runRedis,
+  'verify-runtimes': async () => {
+    const { runVerifyRuntimes, parseRuntimes } = await import('./verify/run-verify-runtimes.js');
+    const runtimes = parseRuntimes(runtimeArgs);
+    return (settings) => runVerifyRuntimes(settings, runtimes);
+  },
 };
+
+/** `--runtime=workerd,bun` (or `--runtime workerd`): `verify` then measures inside those runtimes. */
+const runtimeArgs: string[] = [];
 
 function parseArgs(argv: readonly string[]): { names: string[]; settings: BenchSettings } {
   const names: string[] = [];
   let quick = false;
   let only: string | undefined;
-  for (const arg of argv) {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
     if (arg === '--quick') quick = true;
+    else if (arg.startsWith('--runtime=')) runtimeArgs.push(arg.slice('--runtime='.length));
+    else if (arg === '--runtime') runtimeArgs.push(argv[++i] ?? '');
     else if (arg.startsWith('--only=')) only = arg.slice('--only='.length);
     else if (arg in BENCHMARKS) names.push(arg);
     else {
       console.error(`unknown benchmark "${arg}"; known: ${Object.keys(BENCHMARKS).join(', ')}`);
       process.exit(2);
     }
+  }
+  if (runtimeArgs.length > 0) {
+    const at = names.indexOf('verify');
+    if (at >= 0) names[at] = 'verify-runtimes';
+    else if (!names.includes('verify-runtimes')) names.push('verify-runtimes');
   }
   return {
     names: names.length > 0 ? names : Object.keys(BENCHMARKS),

@@ -49,6 +49,20 @@ const COMPARISONS: readonly {
     goal: 0.9,
     info: ['next-bare'],
   },
+  {
+    framework: 'Hono 4 on Node',
+    reference: 'hono-hand',
+    ours: 'hono-ours',
+    goal: 0.9,
+    info: ['hono-bare'],
+  },
+  {
+    framework: 'Koa 3',
+    reference: 'koa-hand',
+    ours: 'koa-ours',
+    goal: 0.9,
+    info: ['koa-bare'],
+  },
 ];
 
 const LABELS: Record<string, string> = {
@@ -64,6 +78,12 @@ const LABELS: Record<string, string> = {
   'next-bare': 'bare route handler (await request.json()), no verification (information)',
   'next-hand': 'reference: route handler, arrayBuffer() + hand-written check',
   'next-ours': 'createRouteHandler(receiver)',
+  'hono-bare': 'bare route (await c.req.json()), no verification (information)',
+  'hono-hand': 'reference: c.req.arrayBuffer() + hand-written check',
+  'hono-ours': 'createHandler(receiver)',
+  'koa-bare': 'bare route, body + JSON.parse, no verification (information)',
+  'koa-hand': 'reference: raw body from ctx.req + hand-written check',
+  'koa-ours': 'createMiddleware(receiver)',
 };
 
 const CONNECTIONS = 32;
@@ -118,6 +138,7 @@ export async function runHttp(settings: BenchSettings): Promise<BenchResult> {
     'the GitHub way, `x-hub-signature-256` over the body; it runs its no-op handler before answering 200).',
     'Next: the route handlers are called from a plain node:http server that converts each request',
     'to a Web `Request` (the same conversion for the bare handler and ours), not from `next start`.',
+    'Hono runs on Node through `@hono/node-server`; Koa with `@koa/router`.',
   ].join(' ');
   return {
     name: 'http',

@@ -17,6 +17,8 @@ import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
 import { rawBodyOfAnyType } from '../lib/fastify-raw-body.js';
 import { handVerified } from '../lib/hand-check.js';
 import { FASTIFY_VARIANTS } from './fastify-variants.js';
+import { HONO_SERVERS } from './hono-servers.js';
+import { KOA_SERVERS } from './koa-servers.js';
 
 const ACCEPTED = { received: true };
 const ACCEPTED_JSON = JSON.stringify(ACCEPTED);
@@ -160,4 +162,6 @@ export const SERVERS: Record<string, () => Promise<number>> = {
     ),
   'next-ours': () => listen(webServer(createRouteHandler(receiver()))),
   ...FASTIFY_VARIANTS,
+  ...HONO_SERVERS,
+  ...KOA_SERVERS,
 };

@@ -1,0 +1,70 @@
+/**
+ * The Hono servers of the HTTP benchmark, on Node through `@hono/node-server`: the hand-written
+ * verifying route (the reference), `createHandler(receiver)`, and a route that verifies nothing.
+ */
+import { serve } from '@hono/node-server';
+import { createReceiver } from '@churn-risk/core';
+import { createHandler } from '@churn-risk/hono';
+import { Hono } from 'hono';
+import type { AddressInfo } from 'node:net';
+import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
+import { handVerified } from '../lib/hand-check.js';
+
+const ACCEPTED = { received: true };
+const REFUSED = { error: { code: 'INVALID_SIGNATURE', message: 'no' } };
+const MAX_BODY_BYTES = 1_048_576;
+
+function listen(app: Hono): Promise<number> {
+  return new Promise((resolve) => {
+    serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+      resolve(info.port);
+    });
+  });
+}
+
+export const HONO_SERVERS: Record<string, () => Promise<number>> = {
+  'hono-bare': () => {
+    const app = new Hono();
+    app.post(WEBHOOK_PATH, async (c) => {
+      await c.req.json();
+      return c.json(ACCEPTED, 202);
+    });
+    return listen(app);
+  },
+  'hono-hand': () => {
+    const app = new Hono();
+    app.post(WEBHOOK_PATH, async (c) => {
+      // The declared length bounds the body (what hono/body-limit checks); then the raw bytes.
+      if (Number(c.req.header('content-length') ?? 0) > MAX_BODY_BYTES) {
+        return c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'too large' } }, 413);
+      }
+      const body = Buffer.from(await c.req.arrayBuffer());
+      const ok = handVerified(
+        body,
+        c.req.header('x-service-signature'),
+        c.req.header('x-service-timestamp'),
+      );
+      return ok ? c.json(ACCEPTED, 202) : c.json(REFUSED, 401);
+    });
+    return listen(app);
+  },
+  // Exploration (compare.ts, not in `pnpm bench http`): the receiver called by hand, no adapter.
+  'hono-hand-receiver': () => {
+    const receiver = createReceiver({ secret: SECRET });
+    receiver.on('churn_risk_alert', () => undefined);
+    const app = new Hono();
+    app.post(WEBHOOK_PATH, async (c) => {
+      const body = new Uint8Array(await c.req.arrayBuffer());
+      const result = await receiver.handle({ method: 'POST', headers: c.req.raw.headers, body });
+      return c.body(result.body, result.status as 202, result.headers);
+    });
+    return listen(app);
+  },
+  'hono-ours': () => {
+    const receiver = createReceiver({ secret: SECRET });
+    receiver.on('churn_risk_alert', () => undefined);
+    const app = new Hono();
+    app.post(WEBHOOK_PATH, createHandler(receiver));
+    return listen(app);
+  },
+};

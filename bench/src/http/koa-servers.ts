@@ -1,0 +1,92 @@
+/**
+ * The Koa 3 servers of the HTTP benchmark (with `@koa/router`): the hand-written verifying route
+ * (the reference), `createMiddleware(receiver)`, and a route that verifies nothing.
+ */
+import Router from '@koa/router';
+import { createReceiver } from '@churn-risk/core';
+import { createMiddleware } from '@churn-risk/koa';
+import Koa from 'koa';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
+import { handVerified } from '../lib/hand-check.js';
+
+const ACCEPTED = { received: true };
+const MAX_BODY_BYTES = 1_048_576;
+
+/** The raw body, refused past `MAX_BODY_BYTES` (what a hand-written route must do at least). */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) reject(new Error('too large'));
+      else chunks.push(chunk);
+    });
+    req.on('end', () =>
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)),
+    );
+    req.on('error', reject);
+  });
+}
+
+function listen(router: Router): Promise<number> {
+  const app = new Koa();
+  app.use(router.routes());
+  const callback = app.callback();
+  const server = createServer((req, res) => void callback(req, res));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+const header = (value: string): string | undefined => (value === '' ? undefined : value);
+
+export const KOA_SERVERS: Record<string, () => Promise<number>> = {
+  'koa-bare': () => {
+    const router = new Router();
+    router.post(WEBHOOK_PATH, async (ctx) => {
+      JSON.parse((await readBody(ctx.req)).toString('utf8'));
+      ctx.status = 202;
+      ctx.body = ACCEPTED;
+    });
+    return listen(router);
+  },
+  'koa-hand': () => {
+    const router = new Router();
+    router.post(WEBHOOK_PATH, async (ctx) => {
+      const body = await readBody(ctx.req);
+      const ok = handVerified(
+        body,
+        header(ctx.get('x-service-signature')),
+        header(ctx.get('x-service-timestamp')),
+      );
+      ctx.status = ok ? 202 : 401;
+      ctx.body = ok ? ACCEPTED : { error: { code: 'INVALID_SIGNATURE', message: 'no' } };
+    });
+    return listen(router);
+  },
+  // Exploration (compare.ts, not in `pnpm bench http`): the receiver called by hand, no adapter.
+  'koa-hand-receiver': () => {
+    const receiver = createReceiver({ secret: SECRET });
+    receiver.on('churn_risk_alert', () => undefined);
+    const router = new Router();
+    router.post(WEBHOOK_PATH, async (ctx) => {
+      const body = await readBody(ctx.req);
+      const result = await receiver.handle({ method: 'POST', headers: ctx.headers, body });
+      ctx.status = result.status;
+      ctx.set(result.headers);
+      ctx.body = result.body;
+    });
+    return listen(router);
+  },
+  'koa-ours': () => {
+    const receiver = createReceiver({ secret: SECRET });
+    receiver.on('churn_risk_alert', () => undefined);
+    const router = new Router();
+    router.post(WEBHOOK_PATH, createMiddleware(receiver));
+    return listen(router);
+  },
+};

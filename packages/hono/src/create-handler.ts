@@ -1,0 +1,85 @@
+import {
+  rawBodyMissingError,
+  type Receiver,
+  type ReceiverResult,
+  type WaitUntil,
+} from '@churn-risk/core';
+import type { Context, Handler } from 'hono';
+import { executionContextWaitUntil } from './keep-alive.js';
+import { bodyTaken, rawBodyOf, STREAM } from './raw-body.js';
+
+/** Options of `createHandler`. */
+export interface HonoHandlerOptions {
+  /**
+   * How the platform keeps an accepted alert's processing alive after the answer, chosen per
+   * request. The receiver calls the returned function before it accepts the alert; when it
+   * throws, nothing is accepted and the answer is `500`. Return `undefined` to process in-process
+   * (`receiver.drain()` tracks it). Default `executionContextWaitUntil`: `c.executionCtx.waitUntil`,
+   * bound, on Cloudflare Workers; in-process on Node, Bun and Deno.
+   *
+   * @example
+   * import { waitUntil } from '@vercel/functions';
+   * createHandler(receiver, { waitUntil: () => waitUntil });
+   */
+  waitUntil?: (c: Context) => WaitUntil | undefined;
+}
+
+/** The fix `RAW_BODY_MISSING` names in Hono. */
+const RAW_BODY_FIX =
+  'Mount createHandler(receiver) from @churn-risk/hono before any middleware that reads the ' +
+  'body, or have that middleware read it with c.req.arrayBuffer() or c.req.text(), whose result ' +
+  'Hono keeps for the handler (not c.req.raw or c.req.formData()).';
+
+function toResponse(result: ReceiverResult): Response {
+  return new Response(result.body, { status: result.status, headers: result.headers });
+}
+
+/** Answers a POST: from its raw bytes, or 500 RAW_BODY_MISSING when a middleware consumed them. */
+async function handlePost(
+  receiver: Receiver,
+  c: Context,
+  waitUntil: WaitUntil | undefined,
+): Promise<Response> {
+  const request = c.req.raw;
+  let body: Uint8Array | string | typeof STREAM | undefined;
+  try {
+    body = await rawBodyOf(c, receiver.maxBodyBytes);
+  } catch (error) {
+    return toResponse(receiver.reject(error)); // the read failed: logged and reported
+  }
+  if (body === STREAM && !bodyTaken(request)) return receiver.fetch(request, { waitUntil });
+  if (body === STREAM || body === undefined) {
+    return toResponse(receiver.reject(rawBodyMissingError(RAW_BODY_FIX)));
+  }
+  const { method, headers } = request;
+  return toResponse(await receiver.handle({ method, headers, body, waitUntil }));
+}
+
+/**
+ * Creates a Hono handler that hands churn-risk webhook deliveries to `receiver` and answers with
+ * its status, headers and JSON body. The receiver gets the body's raw bytes, never more than
+ * `maxBodyBytes` read: a body framed by a `Content-Length` within the limit is read whole with
+ * `c.req.arrayBuffer()`, any other goes to `receiver.fetch(c.req.raw)`, which counts while reading
+ * (or answers `413` unread). When a middleware read the body first through `c.req`, the bytes or
+ * text Hono kept are verified; when nothing usable is left, the answer is `500 RAW_BODY_MISSING`. On Cloudflare Workers the alert is kept alive with the bound
+ * `c.executionCtx.waitUntil`; on Node, Bun and Deno it is processed in-process after the answer.
+ * Mount it with `app.post(path, ...)`, or `app.all(path, ...)` to answer other methods `405`.
+ *
+ * @example
+ * app.post('/webhooks/churn-risk', createHandler(receiver));
+ */
+export function createHandler(receiver: Receiver, options: HonoHandlerOptions = {}): Handler {
+  const keepAlive = options.waitUntil ?? executionContextWaitUntil;
+  return async (c) => {
+    let waitUntil: WaitUntil | undefined;
+    try {
+      waitUntil = keepAlive(c);
+    } catch (error) {
+      return toResponse(receiver.reject(error)); // a custom option failed: nothing accepted
+    }
+    const request = c.req.raw;
+    // Other methods: the receiver answers 405 without reading.
+    if (request.method !== 'POST') return receiver.fetch(request, { waitUntil });
+    return handlePost(receiver, c, waitUntil);
+  };
+}

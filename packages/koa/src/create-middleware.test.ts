@@ -1,0 +1,278 @@
+import { RAW_BODY_MISSING, rawBodyMissingResult, signPayload } from '@churn-risk/core';
+import { bodyParser as koaBodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import Koa, { type Middleware } from 'koa';
+import bodyParser from 'koa-bodyparser';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMiddleware } from './index.js';
+import {
+  createRecordingReceivers,
+  type RecordingReceivers,
+} from '../../../test/support/recording-receivers.js';
+
+const SECRET = 'whsec_koa_test_71d3';
+const PATH = '/webhooks/churn-risk';
+let sequence = 0;
+
+function alertBody(space?: number, extra: Record<string, unknown> = {}): string {
+  sequence += 1;
+  const alert = {
+    event: 'churn_risk_alert',
+    userId: `koa_user_${sequence}`,
+    score: 0.9,
+    tier: 'high',
+    signals: ['activity_drop'],
+    recommendation: 'Call them.',
+    triggeredAt: new Date(Date.UTC(2026, 0, 1) + sequence * 1000).toISOString(),
+    ...extra,
+  };
+  return JSON.stringify(alert, null, space);
+}
+
+function signed(body: string, contentType = 'application/json'): Record<string, string> {
+  const { signature, timestamp } = signPayload({ body, secret: SECRET });
+  return {
+    'content-type': contentType,
+    'x-service-signature': signature,
+    'x-service-timestamp': timestamp,
+  };
+}
+
+const userIdOf = (body: string): string => (JSON.parse(body) as { userId: string }).userId;
+
+interface ErrorBody {
+  error: { code: string; message: string };
+}
+
+const recorder = createRecordingReceivers(SECRET);
+const servers: Server[] = [];
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  await recorder.closeAll();
+});
+
+const recordingReceiver = (maxBodyBytes?: number): ReturnType<RecordingReceivers['create']> =>
+  recorder.create(maxBodyBytes);
+
+/** A Koa app with `before` (a body parser) in front of a router that mounts the middleware. */
+function appWith(
+  receiver: Parameters<typeof createMiddleware>[0],
+  before: Middleware[] = [],
+): { app: Koa; errors: unknown[] } {
+  const app = new Koa();
+  const errors: unknown[] = [];
+  app.on('error', (error: unknown) => errors.push(error)); // the middleware never throws
+  for (const middleware of before) app.use(middleware);
+  const router = new Router();
+  router.all(PATH, createMiddleware(receiver));
+  app.use(router.routes());
+  return { app, errors };
+}
+
+function serverOf(app: Koa): Server {
+  const callback = app.callback();
+  return createServer((req, res) => void callback(req, res));
+}
+
+/** Records what a body parser left on `ctx.request`. */
+function spy(kept: unknown[]): Middleware {
+  return async (ctx, next) => {
+    kept.push((ctx.request as { rawBody?: unknown }).rawBody);
+    await next();
+  };
+}
+
+describe('createMiddleware with body parsers', () => {
+  const cases: [string, () => Middleware, string, 'string' | 'undefined'][] = [
+    ['no body parser', () => async (_ctx, next) => next(), 'application/json', 'undefined'],
+    ['koa-bodyparser', () => bodyParser(), 'application/json', 'string'],
+    ['@koa/bodyparser', () => koaBodyParser(), 'application/json', 'string'],
+    [
+      "koa-bodyparser's text parser",
+      () => bodyParser({ enableTypes: ['json', 'text'] }),
+      'text/plain',
+      'string',
+    ],
+    // A content type the parser does not take: the body reaches the middleware unread.
+    [
+      'koa-bodyparser and an octet-stream delivery',
+      () => bodyParser(),
+      'application/octet-stream',
+      'undefined',
+    ],
+    ['@koa/bodyparser and a text/plain delivery', () => koaBodyParser(), 'text/plain', 'undefined'],
+  ];
+  for (const [label, parser, contentType, rawBodyType] of cases) {
+    it(`verifies the raw bytes after ${label}`, async () => {
+      const { receiver, seen } = recordingReceiver();
+      const kept: unknown[] = [];
+      const { app, errors } = appWith(receiver, [parser(), spy(kept)]);
+      // Indented JSON and non-ASCII text: a re-serialised body would fail the signature.
+      const body = alertBody(2, { note: 'café ✓' });
+      const response = await request(serverOf(app))
+        .post(PATH)
+        .set(signed(body, contentType))
+        .send(body);
+      expect(response.status, response.text).toBe(202);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(response.text)).toEqual({ received: true });
+      expect(kept.map((value) => typeof value)).toEqual([rawBodyType]);
+      await receiver.drain({ timeoutMs: 5000 });
+      expect(seen).toEqual([userIdOf(body)]);
+      expect(errors).toEqual([]);
+    });
+  }
+
+  it('answers 500 RAW_BODY_MISSING naming the fix after a parser that kept no raw body', async () => {
+    const { receiver, seen } = recordingReceiver();
+    const rejected: string[] = [];
+    receiver.onRejected(({ code }) => void rejected.push(code));
+    const consume: Middleware = async (ctx, next) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+      (ctx.request as { body?: unknown }).body = JSON.parse(Buffer.concat(chunks).toString());
+      await next();
+    };
+    const { app } = appWith(receiver, [consume]);
+    const body = alertBody();
+    const response = await request(serverOf(app)).post(PATH).set(signed(body)).send(body);
+    expect(response.status).toBe(500);
+    const { error } = JSON.parse(response.text) as ErrorBody;
+    expect(error.code).toBe(RAW_BODY_MISSING);
+    const shared = JSON.parse(rawBodyMissingResult('').body) as ErrorBody;
+    expect(error.message.startsWith(shared.error.message.trim())).toBe(true);
+    expect(error.message).toContain('before the body parser');
+    expect(error.message).toContain('ctx.request.rawBody');
+    expect(response.text).not.toContain(SECRET);
+    expect(rejected).toEqual([RAW_BODY_MISSING]); // through receiver.reject: logged and reported
+    await receiver.drain({ timeoutMs: 5000 });
+    expect(seen).toEqual([]);
+  });
+
+  it("keeps the app's other routes parsing JSON", async () => {
+    const { receiver } = recordingReceiver();
+    const { app } = appWith(receiver, [bodyParser()]);
+    const router = new Router();
+    router.post('/api/notes', (ctx) => {
+      ctx.body = { echoed: (ctx.request.body as { text: string }).text };
+    });
+    app.use(router.routes());
+    const response = await request(serverOf(app)).post('/api/notes').send({ text: 'hello' });
+    expect(response.body).toEqual({ echoed: 'hello' });
+  });
+});
+
+describe('createMiddleware answers', () => {
+  it('answers other methods 405 with Allow: POST (router.all)', async () => {
+    const { receiver } = recordingReceiver();
+    const { app } = appWith(receiver);
+    const response = await request(serverOf(app)).get(PATH);
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe('POST');
+  });
+
+  it('writes the receiver’s headers: 503 CLOSED with Retry-After', async () => {
+    const { receiver } = recordingReceiver();
+    await receiver.close({ timeoutMs: 5000 });
+    const { app } = appWith(receiver);
+    const body = alertBody();
+    const response = await request(serverOf(app)).post(PATH).set(signed(body)).send(body);
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toMatch(/^\d+$/);
+    expect((JSON.parse(response.text) as ErrorBody).error.code).toBe('CLOSED');
+  });
+
+  it('answers 413 with Connection: close by Content-Length, without reading', async () => {
+    const { receiver, seen } = recordingReceiver(512);
+    const { app, errors } = appWith(receiver);
+    const body = alertBody(0, { padding: 'x'.repeat(4000) });
+    const response = await request(serverOf(app)).post(PATH).set(signed(body)).send(body);
+    expect(response.status).toBe(413);
+    expect(response.headers.connection).toBe('close');
+    expect((JSON.parse(response.text) as ErrorBody).error.code).toBe('PAYLOAD_TOO_LARGE');
+    await receiver.drain({ timeoutMs: 5000 });
+    expect(seen).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('createMiddleware on a real socket', () => {
+  async function serve(app: Koa): Promise<string> {
+    const server = serverOf(app);
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}${PATH}`;
+  }
+
+  /** POSTs `chunks` with chunked transfer encoding (no Content-Length). */
+  function postChunked(
+    url: string,
+    headers: Record<string, string>,
+    chunks: string[],
+  ): Promise<{ status: number; connection: string | undefined; body: string }> {
+    return new Promise((resolve, reject) => {
+      const outgoing = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: text });
+        });
+      });
+      outgoing.on('error', reject);
+      for (const chunk of chunks) outgoing.write(chunk);
+      outgoing.end();
+    });
+  }
+
+  it('answers 413 while reading a chunked body over the limit, and keeps serving', async () => {
+    const { receiver, seen } = recordingReceiver(512);
+    const { app, errors } = appWith(receiver);
+    const url = await serve(app);
+    const body = alertBody(0, { padding: 'x'.repeat(4000) });
+    const chunks = body.match(/[\s\S]{1,300}/g) ?? [];
+    const response = await postChunked(url, signed(body), chunks);
+    expect(response.status).toBe(413);
+    expect(response.connection).toBe('close'); // the rest of the body was left unread
+    expect((JSON.parse(response.body) as ErrorBody).error.code).toBe('PAYLOAD_TOO_LARGE');
+    const small = alertBody();
+    const ok = await postChunked(url, signed(small), [small.slice(0, 10), small.slice(10)]);
+    expect(ok.status).toBe(202);
+    await receiver.drain({ timeoutMs: 5000 });
+    expect(seen).toEqual([userIdOf(small)]);
+    expect(errors).toEqual([]);
+  });
+
+  it('survives a client that goes away mid-body', async () => {
+    const { receiver, seen } = recordingReceiver();
+    const rejected: string[] = [];
+    receiver.onRejected(({ code }) => void rejected.push(code));
+    const { app, errors } = appWith(receiver);
+    const url = await serve(app);
+    const body = alertBody();
+    await new Promise<void>((resolve) => {
+      const outgoing = httpRequest(url, {
+        method: 'POST',
+        headers: { ...signed(body), 'content-length': String(body.length) },
+        agent: false,
+      });
+      outgoing.on('error', () => resolve());
+      outgoing.on('close', () => resolve());
+      outgoing.write(body.slice(0, 20), () => outgoing.destroy());
+    });
+    const ok = await postChunked(url, signed(body), [body]);
+    expect(ok.status).toBe(202);
+    await receiver.drain({ timeoutMs: 5000 });
+    expect(seen).toEqual([userIdOf(body)]);
+    expect(rejected).toEqual([]); // a client that left is not a refused delivery
+    // Koa itself reports the broken socket (on-finished's "Parse Error"); nothing else.
+    expect(errors.every((error) => (error as Error).message === 'Parse Error')).toBe(true);
+  });
+});
