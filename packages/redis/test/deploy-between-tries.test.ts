@@ -4,30 +4,17 @@ import {
   type ChurnRiskAlert,
   type Receiver,
 } from '@churn-risk/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRedisQueue, type RedisQueue } from '../src/index.js';
-import { startRedisServer, type RedisServer } from '../src/testing.js';
-import { deliveryOf, makeAlert, SECRET } from './helpers.js';
+import { deliveryOf, makeAlert, SECRET, useRedisServer } from './helpers.js';
 
 // SPEC 13: no deploy that adds, removes, reorders or changes handlers between two tries of an
 // alert can skip a handler that has not yet succeeded for it. Each case runs the first try with
 // one release, stops it, and runs the retry with the next release, on a real Redis.
 
-let redis: RedisServer;
+const redis = useRedisServer();
+const { open } = redis;
 let prefixSeq = 0;
-const open: { receivers: Receiver[]; queues: RedisQueue[] } = { receivers: [], queues: [] };
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  await redis.stop();
-  redis.cleanup();
-});
-afterEach(async () => {
-  await Promise.all(open.receivers.splice(0).map((r) => r.close({ timeoutMs: 10_000 })));
-  await Promise.all(open.queues.splice(0).map((q) => q.close()));
-});
 
 type Handler = (alert: ChurnRiskAlert, context: AlertContext) => unknown;
 type Release = [id: string, handler: Handler][];

@@ -1,25 +1,12 @@
 import { createReceiver, type Receiver } from '@churn-risk/core';
 import { Cluster, Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRedisQueue, type RedisQueue } from '../src/index.js';
-import { startRedisServer, type RedisServer } from '../src/testing.js';
-import { deliveryOf, makeAlert, SECRET } from './helpers.js';
+import { deliveryOf, makeAlert, SECRET, useRedisServer } from './helpers.js';
 
-let redis: RedisServer;
+const redis = useRedisServer();
+const { open } = redis;
 let prefixSeq = 0;
-const open: { receivers: Receiver[]; queues: RedisQueue[] } = { receivers: [], queues: [] };
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  await redis.stop();
-  redis.cleanup();
-});
-afterEach(async () => {
-  await Promise.all(open.receivers.splice(0).map((r) => r.close({ timeoutMs: 10_000 })));
-  await Promise.all(open.queues.splice(0).map((q) => q.close()));
-});
 
 function queueOn(prefix: string): RedisQueue {
   const queue = createRedisQueue({ connection: redis.url, prefix, lockDurationMs: 5000 });

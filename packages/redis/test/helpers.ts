@@ -1,4 +1,8 @@
+import type { Receiver } from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { RedisQueue } from '../src/index.js';
+import { startRedisServer, type RedisServer } from '../src/testing.js';
 
 /** The secret of every receiver in these tests. */
 export const SECRET = 'whsec_redis_tests_5b1d';
@@ -28,4 +32,37 @@ export function deliveryOf(alert: Record<string, unknown>): {
 } {
   const { headers, body } = createTestDelivery(alert, { secret: SECRET });
   return { method: 'POST', headers, body };
+}
+
+/** What a test file opened on its Redis: closed after each test. */
+export interface OpenedOnRedis {
+  receivers: Receiver[];
+  queues: RedisQueue[];
+}
+
+/**
+ * Starts this file's own `redis-server` on a free port (stopped by pid after the file), and closes
+ * the receivers and queues pushed to `open` after each test.
+ */
+export function useRedisServer(): { readonly url: string; open: OpenedOnRedis } {
+  let redis: RedisServer | undefined;
+  const open: OpenedOnRedis = { receivers: [], queues: [] };
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    redis?.cleanup();
+  });
+  afterEach(async () => {
+    await Promise.all(open.receivers.splice(0).map((r) => r.close({ timeoutMs: 10_000 })));
+    await Promise.all(open.queues.splice(0).map((q) => q.close()));
+  });
+  return {
+    get url(): string {
+      if (redis === undefined) throw new Error('the Redis server has not started');
+      return redis.url;
+    },
+    open,
+  };
 }

@@ -1,24 +1,11 @@
 import { createReceiver, type ChurnRiskAlert, type Receiver } from '@churn-risk/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRedisQueue, type RedisQueue, type RedisQueueOptions } from '../src/index.js';
-import { startRedisServer, type RedisServer } from '../src/testing.js';
-import { deliveryOf, makeAlert, SECRET } from './helpers.js';
+import { deliveryOf, makeAlert, SECRET, useRedisServer } from './helpers.js';
 
-let redis: RedisServer;
+const redis = useRedisServer();
+const { open } = redis;
 let prefixSeq = 0;
-const open: { receivers: Receiver[]; queues: RedisQueue[] } = { receivers: [], queues: [] };
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  await redis.stop();
-  redis.cleanup();
-});
-afterEach(async () => {
-  await Promise.all(open.receivers.splice(0).map((r) => r.close({ timeoutMs: 10_000 })));
-  await Promise.all(open.queues.splice(0).map((q) => q.close()));
-});
 
 /** A queue on this file's Redis under a prefix of its own (tests do not see each other's jobs). */
 function queueOn(prefix: string, options: Partial<RedisQueueOptions> = {}): RedisQueue {
