@@ -74,6 +74,17 @@ function doneOf(result: AcceptResult): Promise<void> | undefined {
  */
 const OWN_TURN: AcceptOptions = Object.freeze({ ownTurn: true });
 
+/**
+ * Cloudflare Workers (workerd) give each request an I/O context of its own and cancel what one
+ * request started for another once the first has nothing left to wait for: there an alert handed
+ * over with a `waitUntil` must not wait for a slot that another request frees. (Workers identify
+ * themselves by `navigator.userAgent`; Node-based platforms keep a started alert alive through its
+ * own `waitUntil` promise, so `concurrency` still holds there.)
+ */
+const PER_REQUEST_CONTEXTS =
+  (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent ===
+  'Cloudflare-Workers';
+
 function handOff(waitUntil: WaitUntil): (done?: Promise<void>) => void {
   let settle: (done?: Promise<void>) => void = () => undefined;
   const kept = new Promise<void>((resolve) => {
@@ -287,9 +298,11 @@ class WebhookReceiver implements Receiver {
     const handedOff = waitUntil === undefined ? undefined : handOff(waitUntil);
     let accepted: AcceptResult | Promise<AcceptResult>;
     try {
-      // With a `waitUntil`, the alert runs in a turn its own request scheduled (workerd).
+      // On workerd, with a `waitUntil`, the alert runs in a turn its own request scheduled.
       accepted =
-        handedOff === undefined ? this.#queue.accept(entry) : this.#queue.accept(entry, OWN_TURN);
+        handedOff !== undefined && PER_REQUEST_CONTEXTS
+          ? this.#queue.accept(entry, OWN_TURN)
+          : this.#queue.accept(entry);
     } catch (error) {
       handedOff?.();
       return storeFailed(error);
