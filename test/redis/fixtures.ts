@@ -55,23 +55,25 @@ export function tempLog(name: string): { dir: string; file: string; remove(): vo
   };
 }
 
-/** The `start`/`done` lines of a worker log: `[kind, alertId, pid]`. */
-export function readLog(file: string): [string, string, string][] {
+/** The complete, non-empty lines a worker wrote to `file` (none while it does not exist yet). */
+export function logLines(file: string): string[] {
   let text = '';
   try {
     text = readFileSync(file, 'utf8');
   } catch {
     return [];
   }
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => {
-      const kind = line.slice(0, line.indexOf(' '));
-      const rest = line.slice(line.indexOf(' ') + 1);
-      const pidAt = rest.lastIndexOf(' ');
-      return [kind, rest.slice(0, pidAt), rest.slice(pidAt + 1)];
-    });
+  return text.split('\n').filter((line) => line !== '');
+}
+
+/** The `start`/`done` lines of a worker log: `[kind, alertId, pid]`. */
+export function readLog(file: string): [string, string, string][] {
+  return logLines(file).map((line) => {
+    const kind = line.slice(0, line.indexOf(' '));
+    const rest = line.slice(line.indexOf(' ') + 1);
+    const pidAt = rest.lastIndexOf(' ');
+    return [kind, rest.slice(0, pidAt), rest.slice(pidAt + 1)];
+  });
 }
 
 /** Resolves once `check()` is true (every 50 ms), or rejects after `ms`. */

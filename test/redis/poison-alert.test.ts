@@ -1,7 +1,6 @@
 import { createReceiver, type Receiver } from '@churn-risk/core';
 import { createRedisQueue, type RedisQueue } from '@churn-risk/redis';
 import { startRedisServer, type RedisServer } from '@churn-risk/redis/testing';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnTs, type NodeProcess } from '../support/node-process.js';
@@ -12,24 +11,16 @@ import {
   eventually,
   freshAlert,
   readLog,
+  logLines,
   tempLog,
 } from './fixtures.js';
 
 /** onError lines a worker wrote: `[alertId, pid, message]`. */
 function errorLines(file: string): [string, string, string][] {
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => {
-      const [id = '', pid = '', ...message] = line.split(' ');
-      return [id, pid, message.join(' ')];
-    });
+  return logLines(file).map((line) => {
+    const [id = '', pid = '', ...message] = line.split(' ');
+    return [id, pid, message.join(' ')];
+  });
 }
 
 /**
