@@ -1,3 +1,4 @@
+import { errorResponse } from '../receiver/responses.js';
 import type { ReceiverResult } from '../receiver/types.js';
 import { IntegrationError } from './integration-error.js';
 
@@ -33,10 +34,5 @@ export function rawBodyMissingError(fix: string): IntegrationError {
  * sendNodeResponse(res, rawBodyMissingResult('Mount the middleware before express.json().'));
  */
 export function rawBodyMissingResult(fix: string): ReceiverResult {
-  return {
-    status: 500,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ error: { code: RAW_BODY_MISSING, message: `${MESSAGE} ${fix}` } }),
-    done: Promise.resolve(),
-  };
+  return errorResponse(rawBodyMissingError(fix));
 }
