@@ -33,4 +33,13 @@ describe('getHeader', () => {
     ]);
     expect(getHeader(headers, 'x-a')).toBe('1, 2');
   });
+
+  it("reads only a record's own keys, also from a null-prototype record like Node's", () => {
+    const inherited = Object.create({ 'x-a': 'inherited' }) as Record<string, string>;
+    inherited['X-B'] = 'own';
+    expect(getHeader(inherited, 'x-a')).toBeUndefined();
+    expect(getHeader(inherited, 'x-b')).toBe('own');
+    const bare = Object.assign(Object.create(null) as Record<string, string>, { 'x-a': '1' });
+    expect(getHeader(bare, 'x-a')).toBe('1');
+  });
 });

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import { createWorkQueue, type Job } from './work-queue.js';
 
@@ -276,5 +278,31 @@ describe('createWorkQueue', () => {
     ).toBe(false);
     expect(queue.running).toBe(2);
     hold.open();
+  });
+
+  it('keeps no reference to a job that waited for a slot once it has been taken', async () => {
+    // A full collection on demand (vitest does not start Node with --expose-gc).
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const queue = createWorkQueue(1, 100);
+    const hold = gate();
+    const first = push(queue, () => hold.promise); // takes the only slot: the jobs below wait in the queue
+    const refs: WeakRef<object>[] = [];
+    const settled: Promise<void>[] = [];
+    for (let i = 0; i < 20; i++) {
+      const payload = { alert: `alert_${i}` };
+      refs.push(new WeakRef(payload));
+      settled.push(push(queue, () => payload.alert.length) as Promise<void>);
+    }
+    await nextTurn();
+    expect(queue.queued).toBe(20);
+    hold.open();
+    await Promise.all([first, ...settled]);
+    expect(queue.queued).toBe(0);
+    settled.length = 0;
+    await nextTurn();
+    collect();
+    // Each taken job (and what it holds: an alert, a promise) is free to go once it has run.
+    expect(refs.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
   });
 });

@@ -79,8 +79,11 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
  * that finishes synchronously costs no promise at all.
  */
 export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueue {
-  // A FIFO as an array and a head index: shift() would copy up to maxQueue entries each time.
-  let waiting: Job[] = [];
+  // A FIFO as an array and a head index: shift() would copy up to maxQueue entries each time. A
+  // taken entry is cleared at once: the array lives long (old space), and a job it still pointed
+  // to would keep its alert and promise alive, through scavenges and into old space, until the
+  // next compaction of the array.
+  let waiting: (Job | undefined)[] = [];
   let head = 0;
   let running = 0;
   let idleWaiters: (() => void)[] = [];
@@ -98,7 +101,8 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
 
   function takeNext(): Job | undefined {
     if (head >= waiting.length) return undefined;
-    const next = waiting[head++];
+    const next = waiting[head];
+    waiting[head++] = undefined;
     if (head > 1024 && head * 2 > waiting.length) {
       waiting = waiting.slice(head);
       head = 0;
