@@ -55,4 +55,24 @@ describe('keepAlive', () => {
     }).not.toThrow();
     expect(waitUntil).toHaveBeenCalledWith(done);
   });
+
+  it("makes after()'s refusal without a stack trace and restores Error.stackTraceLimit", () => {
+    const limit = Error.stackTraceLimit;
+    let made: Error | undefined;
+    afterMock.mockImplementation(() => {
+      made = new Error('`after` was called outside a request scope.');
+      throw made;
+    });
+    let limitInWaitUntil: number | undefined;
+    keepAlive(Promise.resolve(), () => {
+      limitInWaitUntil = Error.stackTraceLimit;
+    });
+    // The stack is the message line alone: no frame was captured for an error nobody sees.
+    expect(made?.stack?.split('\n')).toHaveLength(1);
+    expect(limitInWaitUntil).toBe(limit);
+    expect(Error.stackTraceLimit).toBe(limit);
+    afterMock.mockReset();
+    keepAlive(Promise.resolve(), undefined);
+    expect(Error.stackTraceLimit).toBe(limit);
+  });
 });

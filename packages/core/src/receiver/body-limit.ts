@@ -44,13 +44,14 @@ export class ByteCollector {
  * passed. Rejects with `WebhookVerificationError` `PAYLOAD_TOO_LARGE`.
  */
 export async function readWebBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const stream = request.body; // one read of the getter (undici checks its brand on each)
   const declared = declaredLength(request.headers.get('content-length'));
   if (declared !== undefined && declared > maxBytes) {
-    if (request.body !== null) request.body.cancel().catch(() => undefined);
+    if (stream !== null) stream.cancel().catch(() => undefined);
     throw payloadTooLarge(maxBytes);
   }
-  if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
+  if (stream === null) return new Uint8Array(0);
+  const reader = stream.getReader();
   const collector = new ByteCollector(maxBytes);
   try {
     for (;;) {
