@@ -39,13 +39,17 @@ export class ByteCollector {
 }
 
 /**
- * Reads a Web `Request`'s body chunk by chunk, never holding more than `maxBytes` (+ one chunk):
- * checks `Content-Length` first, then counts while reading and cancels the stream once the limit is
- * passed. Rejects with `WebhookVerificationError` `PAYLOAD_TOO_LARGE`.
+ * Reads a Web body stream (a `Request`'s `body`, `null` for none) chunk by chunk, never holding
+ * more than `maxBytes` (+ one chunk): checks the declared `contentLength` first, then counts while
+ * reading and cancels the stream once the limit is passed. Rejects with `WebhookVerificationError`
+ * `PAYLOAD_TOO_LARGE`.
  */
-export async function readWebBody(request: Request, maxBytes: number): Promise<Uint8Array> {
-  const stream = request.body; // one read of the getter (undici checks its brand on each)
-  const declared = declaredLength(request.headers.get('content-length'));
+export async function readWebBody(
+  stream: ReadableStream<Uint8Array> | null,
+  contentLength: string | null,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  const declared = declaredLength(contentLength);
   if (declared !== undefined && declared > maxBytes) {
     if (stream !== null) stream.cancel().catch(() => undefined);
     throw payloadTooLarge(maxBytes);

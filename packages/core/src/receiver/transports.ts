@@ -34,18 +34,19 @@ async function readAndHandle(
   refuse: Refuse,
   waitUntil: WaitUntil | undefined,
 ): Promise<ReceiverResult> {
-  if (!isPost(request.method)) {
-    return handle({ method: request.method, headers: request.headers, body: null });
-  }
+  // Each getter is read once: undici checks the brand of a Request or Headers on every access.
+  const { method, headers } = request;
+  if (!isPost(method)) return handle({ method, headers, body: null });
   // A middleware read the body (or holds its stream): the signed bytes are gone (SPEC 12).
-  if (request.bodyUsed || request.body?.locked === true) return refuse(rawBodyMissingError(FIX));
+  const stream = request.body;
+  if (request.bodyUsed || stream?.locked === true) return refuse(rawBodyMissingError(FIX));
   let body: Uint8Array;
   try {
-    body = await readWebBody(request, maxBytes);
+    body = await readWebBody(stream, headers.get('content-length'), maxBytes);
   } catch (error) {
     return refuse(error);
   }
-  return handle({ method: request.method, headers: request.headers, body, waitUntil });
+  return handle({ method, headers, body, waitUntil });
 }
 
 /** `receiver.fetch`: Web `Request` in, `Response` out; the body is read with the limit enforced. */
