@@ -26,7 +26,7 @@ function errorLines(file: string): [string, string, string][] {
 /**
  * SPEC 13: an alert whose worker dies mid-alert more than `maxStalls` times (here 1, so that two
  * SIGKILLs make it poison) goes to the failed set with an error that says it stalled, `onError`
- * is called once, and other alerts keep flowing.
+ * is called once, and other alerts keep flowing; `retry(id)` gives it `maxStalls` afresh.
  */
 describe('a poison alert (its worker is SIGKILLed every time it runs)', () => {
   let redis: RedisServer;
@@ -105,7 +105,24 @@ describe('a poison alert (its worker is SIGKILLed every time it runs)', () => {
     expect(reported[0]?.[0]).toBe(poison.id);
     expect(reported[0]?.[1]).toBe(String(survivor.pid));
     expect(reported[0]?.[2]).toMatch(/stalled/);
-    survivor.kill('SIGTERM');
-    expect(await survivor.exited).toBe(0);
-  }, 180_000);
+
+    // retry(id) counts the stalls afresh: the retried alert runs again, and one more death of its
+    // worker (1, within maxStalls) sends it to another worker instead of back to the failed set.
+    await queue.retry(poison.id);
+    await eventually(() => starts().length === 3, 30_000, 'the retried alert to run again');
+    expect(starts()[2]).toBe(String(survivor.pid));
+    survivor.kill('SIGKILL');
+    await survivor.exited;
+    const next = spawnWorker();
+    await eventually(
+      () => starts().length === 4,
+      30_000,
+      'a new worker to take it after one stall',
+    );
+    expect(starts()[3]).toBe(String(next.pid));
+    expect(await queue.failed()).toHaveLength(0);
+    expect(errorLines(errors)).toHaveLength(1); // no second onError
+    next.kill('SIGTERM');
+    expect(await next.exited).toBe(0);
+  }, 240_000);
 });

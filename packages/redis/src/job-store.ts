@@ -12,6 +12,13 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'data', ARGV[2])
 return 1`;
 
+// Clears the count of a failed job's stalls (BullMQ's `stc`, which its retry keeps), only while
+// the job is in the failed set: a job another process has retried meanwhile is left alone.
+const FORGET_STALLS = `
+if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end
+redis.call('HDEL', KEYS[1], 'stc')
+return 1`;
+
 /** The Redis commands a worker needs beyond BullMQ's. */
 export interface JobStore {
   /**
@@ -19,6 +26,11 @@ export interface JobStore {
    * written) when the lock was lost or the job is gone.
    */
   writeIfLocked(job: Job<AlertJobData>, token: string, data: AlertJobData): Promise<boolean>;
+  /**
+   * Forgets how many times a failed job stalled, so that a retried alert gets `maxStalls` afresh;
+   * `false` (nothing changed) when the job is not in the failed set.
+   */
+  forgetStalls(job: Job<AlertJobData>): Promise<boolean>;
 }
 
 /** The job store of `queue` (its keys), through `client`. */
@@ -36,6 +48,17 @@ export function jobStore(queue: Queue<AlertJobData>, client: RedisClient): JobSt
         JSON.stringify(data),
       );
       return written === 1;
+    },
+    async forgetStalls(job) {
+      const id = String(job.id);
+      const cleared = await client.eval(
+        FORGET_STALLS,
+        2,
+        queue.toKey(id),
+        queue.toKey('failed'),
+        id,
+      );
+      return cleared === 1;
     },
   };
 }

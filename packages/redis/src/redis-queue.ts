@@ -41,8 +41,8 @@ export interface RedisQueue extends AlertQueue {
   /** Failed alerts (after all their tries), newest first. */
   failed(options?: FailedListOptions): Promise<FailedAlert[]>;
   /**
-   * Puts a failed alert back to be processed, with its tries counted afresh; handlers that already
-   * succeeded for it are not run again. `id` is the job id `failed()` lists, or the alert identity.
+   * Puts a failed alert back to be processed, with its tries and its stalls (`maxStalls`) counted
+   * afresh; handlers that already succeeded for it are not run again. `id` is the job id `failed()` lists, or the alert identity.
    * Rejects with a `TypeError` when there is no such failed alert.
    */
   retry(id: string): Promise<void>;
@@ -235,12 +235,15 @@ class RedisAlertQueue implements RedisQueue {
   }
 
   /**
-   * Puts a failed job back with its tries counted afresh (the handlers that succeeded stay
-   * recorded); `false` when it is not failed (any more).
+   * Puts a failed job back with its tries and stalls counted afresh (the handlers that succeeded
+   * stay recorded); `false` when it is not failed (any more).
    */
   async #retryJob(job: Job<AlertJobData>): Promise<boolean> {
     if (!(await job.isFailed())) return false;
     if (job.data.tries !== undefined) await job.updateData({ ...job.data, tries: 0 });
+    // BullMQ's retry keeps the stall count: a poison alert retried after a fix would be failed
+    // again at its first stall.
+    await this.#store.forgetStalls(job);
     try {
       await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
     } catch (error) {
