@@ -42,8 +42,9 @@ export interface RedisQueue extends AlertQueue {
   failed(options?: FailedListOptions): Promise<FailedAlert[]>;
   /**
    * Puts a failed alert back to be processed, with its tries and its stalls (`maxStalls`) counted
-   * afresh; handlers that already succeeded for it are not run again. `id` is the job id `failed()` lists, or the alert identity.
-   * Rejects with a `TypeError` when there is no such failed alert.
+   * afresh; handlers that already succeeded for it are not run again. `id` is the job id
+   * `failed()` lists, or the alert identity. Rejects with a `TypeError` when there is no such
+   * failed alert.
    */
   retry(id: string): Promise<void>;
   /**
