@@ -1,4 +1,4 @@
-import { RAW_BODY_MISSING, rawBodyMissingResult, signPayload } from '@churn-risk/core';
+import { RAW_BODY_MISSING, rawBodyMissingResult } from '@churn-risk/core';
 import express, { type RequestHandler } from 'express';
 import { request as httpRequest, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,32 +9,13 @@ import {
   createRecordingReceivers,
   type RecordingReceivers,
 } from '../../../test/support/recording-receivers.js';
+import { alertBodies, signedHeaders } from '../../../test/support/signed-alerts.js';
 
 const SECRET = 'whsec_express_test_5b1d';
-let sequence = 0;
+const alertBody = alertBodies('express');
 
-function alertBody(space?: number): string {
-  sequence += 1;
-  const alert = {
-    event: 'churn_risk_alert',
-    userId: `express_user_${sequence}`,
-    score: 0.9,
-    tier: 'high',
-    signals: ['activity_drop'],
-    recommendation: 'Call them.',
-    triggeredAt: new Date(Date.UTC(2026, 0, 1) + sequence * 1000).toISOString(),
-  };
-  return JSON.stringify(alert, null, space);
-}
-
-function signed(body: string, contentType = 'application/json'): Record<string, string> {
-  const { signature, timestamp } = signPayload({ body, secret: SECRET });
-  return {
-    'content-type': contentType,
-    'x-service-signature': signature,
-    'x-service-timestamp': timestamp,
-  };
-}
+const signed = (body: string, contentType?: string): Record<string, string> =>
+  signedHeaders(body, SECRET, contentType);
 
 const recorder = createRecordingReceivers(SECRET);
 const servers: Server[] = [];

@@ -2,7 +2,6 @@ import {
   createReceiver,
   RAW_BODY_MISSING,
   rawBodyMissingResult,
-  signPayload,
   type Receiver,
 } from '@churn-risk/core';
 import { serve, type ServerType } from '@hono/node-server';
@@ -10,35 +9,15 @@ import { Hono, type Context, type ExecutionContext, type MiddlewareHandler } fro
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHandler } from './index.js';
+import { alertBodies, signedHeaders } from '../../../test/support/signed-alerts.js';
 import { createRecordingReceivers } from '../../../test/support/recording-receivers.js';
 
 const SECRET = 'whsec_hono_test_8c2e';
 const PATH = '/webhooks/churn-risk';
-let sequence = 0;
+const alertBody = alertBodies('hono');
 
-function alertBody(space?: number, extra: Record<string, unknown> = {}): string {
-  sequence += 1;
-  const alert = {
-    event: 'churn_risk_alert',
-    userId: `hono_user_${sequence}`,
-    score: 0.9,
-    tier: 'high',
-    signals: ['activity_drop'],
-    recommendation: 'Call them.',
-    triggeredAt: new Date(Date.UTC(2026, 0, 1) + sequence * 1000).toISOString(),
-    ...extra,
-  };
-  return JSON.stringify(alert, null, space);
-}
-
-function signed(body: string, secret = SECRET): Record<string, string> {
-  const { signature, timestamp } = signPayload({ body, secret });
-  return {
-    'content-type': 'application/json',
-    'x-service-signature': signature,
-    'x-service-timestamp': timestamp,
-  };
-}
+const signed = (body: string, secret = SECRET): Record<string, string> =>
+  signedHeaders(body, secret);
 
 function post(body: string, headers: Record<string, string> = signed(body)): Request {
   return new Request(`http://localhost${PATH}`, { method: 'POST', headers, body });

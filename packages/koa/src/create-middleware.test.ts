@@ -1,4 +1,4 @@
-import { RAW_BODY_MISSING, rawBodyMissingResult, signPayload } from '@churn-risk/core';
+import { RAW_BODY_MISSING, rawBodyMissingResult } from '@churn-risk/core';
 import { bodyParser as koaBodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
@@ -12,34 +12,14 @@ import {
   createRecordingReceivers,
   type RecordingReceivers,
 } from '../../../test/support/recording-receivers.js';
+import { alertBodies, signedHeaders } from '../../../test/support/signed-alerts.js';
 
 const SECRET = 'whsec_koa_test_71d3';
 const PATH = '/webhooks/churn-risk';
-let sequence = 0;
+const alertBody = alertBodies('koa');
 
-function alertBody(space?: number, extra: Record<string, unknown> = {}): string {
-  sequence += 1;
-  const alert = {
-    event: 'churn_risk_alert',
-    userId: `koa_user_${sequence}`,
-    score: 0.9,
-    tier: 'high',
-    signals: ['activity_drop'],
-    recommendation: 'Call them.',
-    triggeredAt: new Date(Date.UTC(2026, 0, 1) + sequence * 1000).toISOString(),
-    ...extra,
-  };
-  return JSON.stringify(alert, null, space);
-}
-
-function signed(body: string, contentType = 'application/json'): Record<string, string> {
-  const { signature, timestamp } = signPayload({ body, secret: SECRET });
-  return {
-    'content-type': contentType,
-    'x-service-signature': signature,
-    'x-service-timestamp': timestamp,
-  };
-}
+const signed = (body: string, contentType?: string): Record<string, string> =>
+  signedHeaders(body, SECRET, contentType);
 
 const userIdOf = (body: string): string => (JSON.parse(body) as { userId: string }).userId;
 
