@@ -15,7 +15,7 @@ import {
   type HostedReceiver,
 } from './host-client.js';
 import { runRemoteConformanceSuite } from './remote-suite.js';
-import { bundleWorker, startWorkerd, type WorkerdServer } from './workerd-host.js';
+import { bundleHost, startWorkerd, type WorkerdServer } from './workerd-host.js';
 
 describe('workerd (miniflare, module worker)', () => {
   let server: WorkerdServer | undefined;
@@ -25,7 +25,7 @@ describe('workerd (miniflare, module worker)', () => {
   };
 
   beforeAll(async () => {
-    server = await startWorkerd(await bundleWorker());
+    server = await startWorkerd(await bundleHost());
   });
 
   afterAll(async () => {

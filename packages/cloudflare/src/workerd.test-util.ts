@@ -1,42 +1,14 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 
 /**
- * Test support: bundles a worker entry the way wrangler does for workerd (export conditions
- * `workerd`, `worker`, `browser`; no `node`), runs it in workerd through miniflare WITHOUT
- * `nodejs_compat`, and a node:http recorder the worker's handlers report to.
+ * Test support: runs a worker bundled by `bundleWorker` (test/support, wrangler's export
+ * conditions) in workerd through miniflare WITHOUT `nodejs_compat`, and a node:http recorder the
+ * worker's handlers report to.
  */
 
-/** The conditions wrangler resolves packages with, plus the workspace's source condition. */
-export const WORKERD_CONDITIONS = ['@churn-risk/source', 'workerd', 'worker', 'browser'];
-
-export interface WorkerBundle {
-  code: string;
-  /** Every module in the bundle (workspace-relative paths). */
-  inputs: string[];
-}
-
-/** Bundles `entry` (a path) into one ES module for workerd. */
-export async function bundleWorker(entry: string | URL): Promise<WorkerBundle> {
-  const result = await build({
-    entryPoints: [typeof entry === 'string' ? entry : fileURLToPath(entry)],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    conditions: WORKERD_CONDITIONS,
-    mainFields: ['module', 'main'],
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const [output] = result.outputFiles;
-  if (output === undefined) throw new Error('esbuild produced no output');
-  return { code: output.text, inputs: Object.keys(result.metafile.inputs) };
-}
+export { bundleWorker, type WorkerBundle } from '../../../test/support/workerd-bundle.js';
 
 /** Starts workerd with `code` as the only module; without `port` it is reached by dispatchFetch. */
 export async function startWorkerd(
