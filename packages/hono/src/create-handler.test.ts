@@ -6,9 +6,9 @@ import {
 } from '@churn-risk/core';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context, type ExecutionContext, type MiddlewareHandler } from 'hono';
-import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHandler } from './index.js';
+import { postChunked } from '../../../test/support/post-chunked.js';
 import { alertBodies, signedHeaders } from '../../../test/support/signed-alerts.js';
 import { createRecordingReceivers } from '../../../test/support/recording-receivers.js';
 
@@ -326,25 +326,6 @@ describe('createHandler on @hono/node-server', () => {
       );
     });
     return `http://127.0.0.1:${port}${PATH}`;
-  }
-
-  /** POSTs `chunks` with chunked transfer encoding (no Content-Length). */
-  function postChunked(
-    url: string,
-    headers: Record<string, string>,
-    chunks: string[],
-  ): Promise<{ status: number; body: string }> {
-    return new Promise((resolve, reject) => {
-      const outgoing = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
-      outgoing.on('error', reject);
-      for (const chunk of chunks) outgoing.write(chunk);
-      outgoing.end();
-    });
   }
 
   it('accepts a signed alert over a real socket, with and without Content-Length', async () => {

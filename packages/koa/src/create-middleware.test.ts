@@ -12,6 +12,7 @@ import {
   createRecordingReceivers,
   type RecordingReceivers,
 } from '../../../test/support/recording-receivers.js';
+import { postChunked } from '../../../test/support/post-chunked.js';
 import { alertBodies, signedHeaders } from '../../../test/support/signed-alerts.js';
 
 const SECRET = 'whsec_koa_test_71d3';
@@ -189,27 +190,6 @@ describe('createMiddleware on a real socket', () => {
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}${PATH}`;
-  }
-
-  /** POSTs `chunks` with chunked transfer encoding (no Content-Length). */
-  function postChunked(
-    url: string,
-    headers: Record<string, string>,
-    chunks: string[],
-  ): Promise<{ status: number; connection: string | undefined; body: string }> {
-    return new Promise((resolve, reject) => {
-      const outgoing = httpRequest(url, { method: 'POST', headers, agent: false }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: text });
-        });
-      });
-      outgoing.on('error', reject);
-      for (const chunk of chunks) outgoing.write(chunk);
-      outgoing.end();
-    });
   }
 
   it('answers 413 while reading a chunked body over the limit, and keeps serving', async () => {
