@@ -22,6 +22,23 @@ function independent(secret: string, signed: string | Uint8Array): string {
 }
 
 /** The bytes `signedContent: 'timestamp.body'` covers, built independently of core. */
+/**
+ * A verifier for `SECRET` at `NOW_S` that answers synchronously: `undefined` for a genuine delivery
+ * and a thrown `INVALID_SIGNATURE` for one signed with another secret.
+ */
+function expectSynchronous(verify: (delivery: DeliveryToVerify) => void | Promise<void>): void {
+  const timestamp = String(NOW_S);
+  const good = independent(SECRET, `${timestamp}.${BODY}`);
+  expect(verify({ body: BODY, signature: good, timestamp })).toBeUndefined();
+  expect(() =>
+    verify({
+      body: BODY,
+      signature: independent(OTHER_SECRET, `${timestamp}.${BODY}`),
+      timestamp,
+    }),
+  ).toThrow(expect.objectContaining({ code: 'INVALID_SIGNATURE' }));
+}
+
 function timestampDotBody(timestamp: string, body: Uint8Array): Uint8Array {
   return Buffer.concat([Buffer.from(`${timestamp}.`, 'latin1'), body]);
 }
@@ -83,17 +100,7 @@ describe('createReceiverVerifier on node:crypto (Node, Bun, Deno)', () => {
 
   it('is synchronous: returns undefined when valid, throws at once when refused, never uses crypto.subtle', () => {
     const sign = vi.spyOn(globalThis.crypto.subtle, 'sign');
-    const verify = api.createReceiverVerifier({ secret: SECRET, now: () => NOW_S * 1000 });
-    const timestamp = String(NOW_S);
-    const good = independent(SECRET, `${timestamp}.${BODY}`);
-    expect(verify({ body: BODY, signature: good, timestamp })).toBeUndefined();
-    expect(() =>
-      verify({
-        body: BODY,
-        signature: independent(OTHER_SECRET, `${timestamp}.${BODY}`),
-        timestamp,
-      }),
-    ).toThrow(expect.objectContaining({ code: 'INVALID_SIGNATURE' }));
+    expectSynchronous(api.createReceiverVerifier({ secret: SECRET, now: () => NOW_S * 1000 }));
     expect(sign).not.toHaveBeenCalled();
   });
 
@@ -474,18 +481,7 @@ describe('createReceiverVerifier on the web back end', () => {
     it('is the synchronous verifier on @noble/hashes', () => {
       vi.stubGlobal('crypto', undefined);
       expect((globalThis as { crypto?: unknown }).crypto).toBeUndefined();
-      const verify = api.createReceiverVerifier({ secret: SECRET, now: () => NOW_S * 1000 });
-      const timestamp = String(NOW_S);
-      expect(
-        verify({ body: BODY, signature: independent(SECRET, `${timestamp}.${BODY}`), timestamp }),
-      ).toBeUndefined();
-      expect(() =>
-        verify({
-          body: BODY,
-          signature: independent(OTHER_SECRET, `${timestamp}.${BODY}`),
-          timestamp,
-        }),
-      ).toThrow(expect.objectContaining({ code: 'INVALID_SIGNATURE' }));
+      expectSynchronous(api.createReceiverVerifier({ secret: SECRET, now: () => NOW_S * 1000 }));
     });
   });
 });
