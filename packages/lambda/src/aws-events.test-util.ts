@@ -37,6 +37,18 @@ const SOURCE_IP = '203.0.113.7';
 const USER_AGENT = 'churn-risk-webhooks/1.0';
 const PATH = '/webhooks/churn-risk';
 
+/** The headers AWS adds in front of a delivery to `host` (lower-case names). */
+function forwardedHeaders(host: string): Record<string, string> {
+  return {
+    host,
+    'user-agent': USER_AGENT,
+    'x-amzn-trace-id': TRACE,
+    'x-forwarded-for': SOURCE_IP,
+    'x-forwarded-port': '443',
+    'x-forwarded-proto': 'https',
+  };
+}
+
 function encodedBody(input: EventInput): { body: string | null; isBase64Encoded: boolean } {
   const { body, base64 = false } = input;
   if (body === undefined) return { body: null, isBase64Encoded: false };
@@ -73,7 +85,7 @@ function joinedLowerCase(headers: Record<string, string | string[]>): LambdaEven
   return out;
 }
 
-/** `x-service-signature` as some clients send it: `X-Service-Signature`. */
+/** Header names title-cased, as some senders write them (`X-Service-Signature`). */
 function titleCase(headers: Record<string, string | string[]>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -93,15 +105,10 @@ function titleCase(headers: Record<string, string | string[]>): Record<string, s
  */
 export function restApiEvent(input: EventInput): RestApiEvent & Record<string, unknown> {
   const method = input.method ?? 'POST';
-  const headers = {
-    Host: 'abc123defg.execute-api.eu-west-1.amazonaws.com',
-    'User-Agent': USER_AGENT,
-    'X-Amzn-Trace-Id': TRACE,
-    'X-Forwarded-For': SOURCE_IP,
-    'X-Forwarded-Port': '443',
-    'X-Forwarded-Proto': 'https',
-    ...titleCase(input.headers),
-  };
+  const headers = titleCase({
+    ...forwardedHeaders('abc123defg.execute-api.eu-west-1.amazonaws.com'),
+    ...input.headers,
+  });
   return {
     resource: PATH,
     path: PATH,
@@ -138,15 +145,7 @@ function v2Event(
   domainName: string,
 ): HttpApiEvent & Record<string, unknown> {
   const method = input.method ?? 'POST';
-  const headers = joinedLowerCase({
-    host: domainName,
-    'user-agent': USER_AGENT,
-    'x-amzn-trace-id': TRACE,
-    'x-forwarded-for': SOURCE_IP,
-    'x-forwarded-port': '443',
-    'x-forwarded-proto': 'https',
-    ...input.headers,
-  });
+  const headers = joinedLowerCase({ ...forwardedHeaders(domainName), ...input.headers });
   const event = {
     version: '2.0',
     routeKey,
@@ -193,12 +192,7 @@ export function albEvent(
   multiValue = false,
 ): AlbEvent & Record<string, unknown> {
   const headers = {
-    host: 'churn-risk-1234567890.eu-west-1.elb.amazonaws.com',
-    'user-agent': USER_AGENT,
-    'x-amzn-trace-id': TRACE,
-    'x-forwarded-for': SOURCE_IP,
-    'x-forwarded-port': '443',
-    'x-forwarded-proto': 'https',
+    ...forwardedHeaders('churn-risk-1234567890.eu-west-1.elb.amazonaws.com'),
     ...input.headers,
   };
   return {
