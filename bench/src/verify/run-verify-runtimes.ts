@@ -64,10 +64,7 @@ async function inProcessRuntime(
   return JSON.parse(line) as RuntimeReport;
 }
 
-/** The parts of esbuild and miniflare used here (both installed for the tests, test/package.json). */
-interface Esbuild {
-  build(options: Record<string, unknown>): Promise<{ outputFiles: { text: string }[] }>;
-}
+/** The parts of miniflare used here (installed for the tests, test/package.json). */
 interface MiniflareModule {
   Miniflare: new (options: Record<string, unknown>) => {
     dispatchFetch(url: string): Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
@@ -82,22 +79,13 @@ async function fromTests<T>(name: string): Promise<T> {
 }
 
 async function workerdRuntime(options: Options): Promise<RuntimeReport> {
-  const esbuild = await fromTests<Esbuild>('esbuild');
   const { Miniflare } = await fromTests<MiniflareModule>('miniflare');
-  const bundle = await esbuild.build({
-    entryPoints: [fileURLToPath(new URL('workerd-entry.ts', EDGE))],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    conditions: ['@churn-risk/source', 'workerd', 'worker', 'browser'],
-    mainFields: ['module', 'main'],
-    write: false,
-    logLevel: 'silent',
-  });
+  // The tests' bundler (esbuild from test/package.json), loaded only for this runtime.
+  const { bundleWorker } = await import('../../../test/support/workerd-bundle.js');
+  const bundle = await bundleWorker(new URL('workerd-entry.ts', EDGE));
   const mf = new Miniflare({
     modules: true,
-    script: bundle.outputFiles[0]?.text ?? '',
+    script: bundle.code,
     compatibilityDate: '2025-09-01',
     compatibilityFlags: [],
   });
