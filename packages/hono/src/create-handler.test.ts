@@ -8,7 +8,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context, type ExecutionContext, type MiddlewareHandler } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHandler } from './index.js';
-import { postChunked } from '../../../test/support/post-chunked.js';
+import { postChunked } from '../../../test/support/raw-posts.js';
 import { alertBodies, signedHeaders } from '../../../test/support/signed-alerts.js';
 import { createRecordingReceivers } from '../../../test/support/recording-receivers.js';
 

@@ -3,7 +3,7 @@ import { bodyParser as koaBodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import {
   createRecordingReceivers,
   type RecordingReceivers,
 } from '../../../test/support/recording-receivers.js';
-import { postChunked } from '../../../test/support/post-chunked.js';
+import { abandonMidBody, postChunked } from '../../../test/support/raw-posts.js';
 import { alertBodies, signedHeaders } from '../../../test/support/signed-alerts.js';
 
 const SECRET = 'whsec_koa_test_71d3';
@@ -217,16 +217,7 @@ describe('createMiddleware on a real socket', () => {
     const { app, errors } = appWith(receiver);
     const url = await serve(app);
     const body = alertBody();
-    await new Promise<void>((resolve) => {
-      const outgoing = httpRequest(url, {
-        method: 'POST',
-        headers: { ...signed(body), 'content-length': String(body.length) },
-        agent: false,
-      });
-      outgoing.on('error', () => resolve());
-      outgoing.on('close', () => resolve());
-      outgoing.write(body.slice(0, 20), () => outgoing.destroy());
-    });
+    await abandonMidBody(url, signed(body), body);
     const ok = await postChunked(url, signed(body), [body]);
     expect(ok.status).toBe(202);
     await receiver.drain({ timeoutMs: 5000 });

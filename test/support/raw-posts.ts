@@ -31,3 +31,24 @@ export function postChunked(
     outgoing.end();
   });
 }
+
+/**
+ * Starts a POST of `body` to `url` with its full `Content-Length`, writes its first 20 bytes and
+ * destroys the socket: a client that goes away mid-body. Resolves once the request has closed.
+ */
+export function abandonMidBody(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const outgoing = httpRequest(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(body.length) },
+      agent: false,
+    });
+    outgoing.on('error', () => resolve());
+    outgoing.on('close', () => resolve());
+    outgoing.write(body.slice(0, 20), () => outgoing.destroy());
+  });
+}
