@@ -41,6 +41,20 @@ export {
 export { parseEvent, type ParsedEvent } from './payload/parse-event.js';
 export * as wire from './wire/schemas.js';
 export * from './receiver/index.js';
+export type {
+  AlertStore,
+  FailedAlert,
+  FailedListOptions,
+  QueueCounts,
+  StoredAlert,
+} from './durable/alert-store.js';
+export {
+  createDurableQueue,
+  DURABLE_QUEUE_DEFAULTS,
+  type DurableQueue,
+  type DurableQueueOptions,
+} from './durable/durable-queue.js';
+export { createMemoryStore, type MemoryStoreOptions } from './durable/memory-store.js';
 export * from './client/index.js';
 export * from './batcher/index.js';
 export * from './observability/index.js';

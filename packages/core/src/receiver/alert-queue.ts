@@ -1,4 +1,6 @@
 import type { ChurnRiskAlert } from '../payload/alert-schema.js';
+import type { Logger } from '../observability/logger.js';
+import type { TryInput } from './try-protocol.js';
 
 /**
  * An accepted alert on its way through a queue. Plain JSON, so that a durable queue can store it
@@ -16,16 +18,6 @@ export interface QueuedAlert {
    * instrumentation so that the processing, wherever it runs, links to the delivery's span.
    */
   traceContext?: Record<string, string>;
-}
-
-/** A handler that failed one try. */
-export interface HandlerFailure {
-  /** Index of the handler in registration order. */
-  index: number;
-  /** The handler's id (`receiver.on(event, handler, { id })`), when it has one. */
-  id: string | undefined;
-  /** What it threw or rejected with. */
-  error: unknown;
 }
 
 /** An alert the queue has taken: `done` settles when this process has finished its part. */
@@ -47,71 +39,17 @@ export interface AcceptedAlert {
  */
 export type AcceptResult = AcceptedAlert | 'duplicate' | 'full';
 
-/** An alert a durable queue took (under its lock) for one try, as it hands it to `runTry`. */
-export interface TakenAlert {
-  /** The queued alert, as it was accepted. */
-  readonly entry: QueuedAlert;
-  /** Tries already made (0 for the first try); the handlers see it as `context.attempt`. */
-  readonly attempt: number;
-  /**
-   * Ids of the handlers that succeeded for this alert in earlier tries, as the queue recorded
-   * them (`TryVerdict.succeeded` of the previous try; empty for the first).
-   */
-  readonly succeeded: readonly string[];
-}
-
 /**
- * What one try decided (`AlertProcessor.runTry`), for the queue to store: the alert is done
- * (`completed`), is tried again after `delayMs` (`retry`), or failed for good (`failed`, after
- * `onError` was called). `succeeded` is the new record of handler ids that succeeded: store it
- * with the alert (under the lock) so that the next try, in any process and after any deploy, skips
- * exactly those.
- */
-export type TryVerdict =
-  | { readonly outcome: 'completed' }
-  | {
-      readonly outcome: 'retry';
-      readonly delayMs: number;
-      readonly error: Error;
-      readonly succeeded: readonly string[];
-    }
-  | { readonly outcome: 'failed'; readonly error: Error; readonly succeeded: readonly string[] };
-
-/**
- * The receiver's side of processing, handed to the queue by `attach`: the try protocol (SPEC 13).
- * Core decides which handlers run, what is recorded, when to retry and when an alert has failed;
- * a queue only stores and schedules. A queue that runs alerts in its own process calls `process`
- * once per alert; a durable queue calls `runTry` once per try and stores the verdict.
+ * The receiver's side of processing, handed to the queue by `attach`: the handlers and the retry
+ * policy, which the queue runs through the one try protocol (`try-protocol.ts`).
  */
 export interface AlertProcessor {
-  /** Alerts (or jobs) one process runs at once: the receiver's `concurrency` option. */
+  /** Alerts one process runs at once: the receiver's `concurrency` option. */
   readonly concurrency: number;
-  /** Further tries after a failed one, and the delay before retry `n` (1-based), in ms. */
-  readonly retry: {
-    /** Further tries after the first failure. */
-    readonly retries: number;
-    /** Milliseconds to wait before retry number `retry` (1 for the first retry). */
-    delayMs(retry: number): number;
-  };
-  /**
-   * Every try of the alert in this process: the handlers that have not succeeded, then, after a
-   * failure, the retry policy's wait (a timer) and the next try, and after the last try `onError`
-   * once per handler that still fails. Never throws or rejects; gives the number of handlers that
-   * failed, synchronously when every handler returned synchronously and succeeded.
-   */
-  process(entry: QueuedAlert): number | Promise<number>;
-  /**
-   * One try of a taken alert: runs the handlers whose id is not in `taken.succeeded`, side by
-   * side, and decides what the queue stores. After the last try it calls `onError` (once per
-   * failed handler) before answering `failed`. Never rejects.
-   */
-  runTry(taken: TakenAlert): Promise<TryVerdict>;
-  /**
-   * The queue failed the alert without a try (its worker died mid-alert too often): `error` goes
-   * to the `onError` handlers once, with the alert; `attempt` is the last try's number. Never
-   * rejects.
-   */
-  giveUp(entry: QueuedAlert, attempt: number, error: Error): Promise<void>;
+  /** What the tries of `entry` need, with the handlers registered now. */
+  input(entry: QueuedAlert): TryInput;
+  /** The receiver's logger, for what a queue has to say beyond an alert's tries. */
+  readonly logger: Logger;
 }
 
 /** Reachability of a queue's store, for `receiver.health()`. */
@@ -124,10 +62,9 @@ export interface QueueHealth {
 
 /**
  * Where a receiver's accepted alerts go and where its handlers take them from (the `queue` option
- * of `createReceiver`). The receiver decides (verification, the answers, the retry policy, the
- * handlers); a queue stores and schedules. The default, `createMemoryQueue`, keeps alerts in the
- * process; `@churn-risk/redis` keeps them in Redis through BullMQ. A Postgres or SQS queue would
- * implement the same interface.
+ * of `createReceiver`). Core makes both kinds: `createMemoryQueue` (the default) keeps alerts in
+ * the process; `createDurableQueue(store)` runs them from an `AlertStore` shared by processes
+ * (`@churn-risk/redis`, `@churn-risk/postgres`). A new back end implements `AlertStore`, not this.
  *
  * The receiver calls `attach` once at creation, `consume` once handlers are registered (unless
  * the receiver was created with `consume: false`), `accept` for each verified alert, and `close`
@@ -140,7 +77,7 @@ export interface AlertQueue {
   readonly processesInline: boolean;
   /**
    * True for a queue that stores alerts outside this process, where any process (of any deploy)
-   * may run an alert's next try by calling `runTry`: the handlers' ids are then their identity in
+   * may run an alert's next try: the handlers' ids are then their identity in
    * the record of handlers that succeeded, and required as soon as there are two (SPEC 13).
    */
   readonly durable?: boolean;
@@ -151,8 +88,11 @@ export interface AlertQueue {
    * Synchronous when the store is.
    */
   accept(entry: QueuedAlert, options?: AcceptOptions): AcceptResult | Promise<AcceptResult>;
-  /** Forgets an identity, so that the service's redelivery is processed again. */
-  release(id: string): void | Promise<void>;
+  /**
+   * Forgets an identity, so that the service's redelivery is processed again (`mode: 'sync'`,
+   * which only an in-process queue runs).
+   */
+  release?(id: string): void | Promise<void>;
   /** Starts taking alerts to process in this process. Idempotent. */
   consume(): void;
   /**

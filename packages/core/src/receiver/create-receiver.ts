@@ -18,10 +18,10 @@ import type {
   AlertQueue,
   QueuedAlert,
 } from './alert-queue.js';
-import { HandlerRegistry } from './alert-processor.js';
+import { HandlerRegistry } from './handler-registry.js';
 import { waitForQueue } from './drain.js';
 import { getHeader } from './get-header.js';
-import type { HandlerOptions } from './handler-registration.js';
+import type { HandlerOptions } from './handler-types.js';
 import { receiverHealth } from './health.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
 import { acceptedResult, errorResponse, jsonResult, payloadTooLarge } from './responses.js';
@@ -38,7 +38,7 @@ import type {
   ReceiverStats,
   WaitUntil,
 } from './types.js';
-import { isThenable } from './work-queue.js';
+import { isThenable } from '../util/is-thenable.js';
 
 const refuseClosed = (): never => {
   throw new ReceiverUnavailableError('CLOSED', 'The receiver is shutting down; retry later.');
@@ -369,7 +369,7 @@ class WebhookReceiver implements Receiver {
 
   async #release(id: string): Promise<void> {
     try {
-      await this.#queue.release(id);
+      await this.#queue.release?.(id);
     } catch (error) {
       this.#observer.internalError(`The queue failed to release alert ${id}`, { id, err: error });
     }

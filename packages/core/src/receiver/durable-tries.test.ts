@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createMemoryQueue,
   createReceiver,
+  AlertStalledError,
   HandlersFailedError,
   type AlertContext,
   type AlertProcessor,
@@ -9,9 +10,9 @@ import {
   type ChurnRiskAlert,
   type QueuedAlert,
   type Receiver,
-  type TakenAlert,
   type TryVerdict,
 } from '@churn-risk/core';
+import { runStoredTry } from './try-protocol.js';
 
 // The try protocol a durable queue (Redis, or a future Postgres or SQS package) relies on: each
 // try's verdict records the ids of the handlers that succeeded, and the next try, in any process
@@ -26,7 +27,6 @@ function durableQueue(onAttach: (processor: AlertProcessor) => void): AlertQueue
     durable: true,
     attach: onAttach,
     accept: (entry) => inner.accept(entry),
-    release: (id) => inner.release(id),
     consume: () => undefined,
     idle: () => Promise.resolve(),
     close: () => Promise.resolve(),
@@ -77,11 +77,24 @@ const notify =
     if (fail()) throw new Error(`${name} failed`);
   };
 
-const taken = (attempt: number, succeeded: readonly string[]): TakenAlert => ({
-  entry,
-  attempt,
-  succeeded,
-});
+/**
+ * One try of the stored alert (`tries` made, `succeeded` recorded), as a durable queue runs it:
+ * the verdict is applied (stored) at once, then a failure is reported.
+ */
+async function tryStored(
+  processor: AlertProcessor,
+  tries: number,
+  succeeded: readonly string[],
+  stalls = 0,
+): Promise<TryVerdict> {
+  let applied: TryVerdict | undefined;
+  await runStoredTry(processor.input(entry), { tries, succeeded, stalls }, 3, (verdict) => {
+    applied = verdict;
+    return Promise.resolve(true);
+  });
+  if (applied === undefined) throw new Error('no verdict was applied');
+  return applied;
+}
 
 function recordOf(verdict: TryVerdict): readonly string[] {
   if (verdict.outcome === 'completed') throw new Error('the try completed');
@@ -100,13 +113,13 @@ describe('runTry: which handlers a try runs, across deploys', () => {
         { id: 'b' },
       );
     });
-    const first = await processor.runTry(taken(0, []));
+    const first = await tryStored(processor, 0, []);
     expect(first).toMatchObject({ outcome: 'retry', delayMs: 1000, succeeded: ['a'] });
     if (first.outcome !== 'retry') throw new Error('unreachable');
     expect(first.error).toBeInstanceOf(HandlersFailedError);
     expect(first.error.message).toBe('Handler b failed: Error: b failed');
     bFails = false;
-    expect(await processor.runTry(taken(1, recordOf(first)))).toEqual({ outcome: 'completed' });
+    expect(await tryStored(processor, 1, recordOf(first))).toEqual({ outcome: 'completed' });
     expect(log).toEqual(['a', 'b', 'b']);
   });
 
@@ -120,14 +133,14 @@ describe('runTry: which handlers a try runs, across deploys', () => {
         { id: 'notify-b' },
       );
     });
-    const first = await before.processor.runTry(taken(0, []));
+    const first = await tryStored(before.processor, 0, []);
     expect(recordOf(first)).toEqual(['notify-a']);
     log.length = 0;
     const after = processorOf((receiver) => {
       receiver.on('churn_risk_alert', notify('b', log), { id: 'notify-b' });
       receiver.on('churn_risk_alert', notify('a', log), { id: 'notify-a' });
     });
-    expect(await after.processor.runTry(taken(1, recordOf(first)))).toEqual({
+    expect(await tryStored(after.processor, 1, recordOf(first))).toEqual({
       outcome: 'completed',
     });
     expect(log).toEqual(['b']);
@@ -144,7 +157,7 @@ describe('runTry: which handlers a try runs, across deploys', () => {
         { id: 'crm' },
       );
     });
-    const first = await before.processor.runTry(taken(0, []));
+    const first = await tryStored(before.processor, 0, []);
     expect(recordOf(first)).toEqual(['gone', 'audit']);
     log.length = 0;
     // `gone` removed, `slack` added first, `audit` changed (same id: it succeeded, so skipped),
@@ -155,7 +168,7 @@ describe('runTry: which handlers a try runs, across deploys', () => {
       receiver.on('churn_risk_alert', notify('audit-v2', log), { id: 'audit-v2' });
       receiver.on('churn_risk_alert', notify('crm fixed', log), { id: 'crm' });
     });
-    expect(await after.processor.runTry(taken(1, recordOf(first)))).toEqual({
+    expect(await tryStored(after.processor, 1, recordOf(first))).toEqual({
       outcome: 'completed',
     });
     expect(log.sort()).toEqual(['audit-v2', 'crm fixed', 'slack']);
@@ -170,19 +183,8 @@ describe('runTry: which handlers a try runs, across deploys', () => {
         { id: 'y' },
       );
     });
-    const verdict = await processor.runTry(taken(1, ['old-handler']));
+    const verdict = await tryStored(processor, 1, ['old-handler']);
     expect(recordOf(verdict)).toEqual(['old-handler', 'x']);
-  });
-
-  it('runs every handler for an alert stored with source-hash keys by the previous version', async () => {
-    const log: string[] = [];
-    const { processor } = processorOf((receiver) => {
-      receiver.on('churn_risk_alert', notify('a', log), { id: 'a' });
-      receiver.on('churn_risk_alert', notify('b', log), { id: 'b' });
-    });
-    // What 0.x stored: `<16 hex digits of the source hash>.<rank>`; no id matches such a key.
-    await processor.runTry(taken(1, ['0123456789abcdef.0', 'fedcba9876543210.0']));
-    expect(log).toEqual(['a', 'b']);
   });
 
   it('after the last try calls onError once per failed handler, with its id in the error', async () => {
@@ -198,10 +200,10 @@ describe('runTry: which handlers a try runs, across deploys', () => {
     receiver.onError((error, _alert, context) => {
       reported.push([(error as Error).message, context.attempt]);
     });
-    const first = await processor.runTry(taken(0, []));
+    const first = await tryStored(processor, 0, []);
     expect(first.outcome).toBe('retry');
     expect(reported).toEqual([]);
-    const last = await processor.runTry(taken(1, recordOf(first)));
+    const last = await tryStored(processor, 1, recordOf(first));
     expect(last).toMatchObject({ outcome: 'failed', succeeded: ['ok'] });
     expect(reported).toEqual([['crm failed', 1]]);
     expect(receiver.stats.failed).toBe(1);
@@ -215,23 +217,50 @@ describe('runTry: which handlers a try runs, across deploys', () => {
         if (calls === 1) throw new Error('first try');
       });
     });
-    const first = await processor.runTry(taken(0, []));
+    const first = await tryStored(processor, 0, []);
     expect(first).toMatchObject({ outcome: 'retry', succeeded: [] });
     if (first.outcome === 'retry')
       expect(first.error.message).toBe('Handler #0 failed: Error: first try');
-    expect(await processor.runTry(taken(1, []))).toEqual({ outcome: 'completed' });
+    expect(await tryStored(processor, 1, [])).toEqual({ outcome: 'completed' });
   });
 
-  it('giveUp reports a stalled alert to onError once', async () => {
+  it('fails an alert that stalled more than maxStalls times without a try, onError once', async () => {
     const reported: unknown[] = [];
+    let runs = 0;
     const { processor, receiver } = processorOf((r) => {
-      r.on('churn_risk_alert', () => undefined);
+      r.on('churn_risk_alert', () => {
+        runs++;
+      });
     });
     receiver.onError((error) => reported.push(error));
-    const stalled = new Error('stalled');
-    await processor.giveUp(entry, 2, stalled);
-    expect(reported).toEqual([stalled]);
+    const verdict = await tryStored(processor, 2, ['kept'], 4);
+    expect(verdict).toMatchObject({ outcome: 'failed', succeeded: ['kept'] });
+    expect(runs).toBe(0);
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toBeInstanceOf(AlertStalledError);
+    expect((reported[0] as AlertStalledError).stalls).toBe(4);
     expect(receiver.stats.failed).toBe(1);
+    // At the limit (3 stalls, maxStalls 3) it still runs.
+    await tryStored(processor, 2, [], 3);
+    expect(runs).toBe(1);
+  });
+
+  it('reports nothing when the verdict could not be stored (the lease was lost)', async () => {
+    const reported: unknown[] = [];
+    const { processor, receiver } = processorOf((r) => {
+      r.on('churn_risk_alert', () => {
+        throw new Error('down');
+      });
+    }, 0);
+    receiver.onError((error) => reported.push(error));
+    let outcome: string | undefined;
+    await runStoredTry(processor.input(entry), { tries: 0, succeeded: [], stalls: 0 }, 3, (v) => {
+      outcome = v.outcome;
+      return Promise.resolve(false);
+    });
+    expect(outcome).toBe('failed');
+    expect(reported).toEqual([]);
+    expect(receiver.stats.failed).toBe(0);
   });
 });
 

@@ -14,7 +14,6 @@ function queueReporting(health: () => Promise<QueueHealth>): AlertQueue {
     processesInline: true,
     attach: (processor) => inner.attach(processor),
     accept: (entry) => inner.accept(entry),
-    release: (id) => inner.release(id),
     consume: () => inner.consume(),
     idle: (signal) => inner.idle(signal),
     close: (signal) => inner.close(signal),

@@ -5,13 +5,10 @@ export type {
   AcceptedAlert,
   AlertProcessor,
   AlertQueue,
-  HandlerFailure,
   QueueHealth,
   QueuedAlert,
-  TakenAlert,
-  TryVerdict,
 } from './alert-queue.js';
-export type { HandlerOptions } from './handler-registration.js';
+export type { RetryPolicy, StoredTry, TryInput, TryVerdict } from './try-protocol.js';
 export { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 export {
   createMemoryDedupeStore,
@@ -24,6 +21,9 @@ export { RECEIVER_DEFAULTS } from './resolve-options.js';
 export { defaultBackoffMs, DEFAULT_HANDLER_RETRIES } from './retry-policy.js';
 export type {
   AlertContext,
+  AnyHandler,
+  HandlerOptions,
+  HandlerRegistration,
   DedupeOptions,
   DedupeStore,
   DrainOptions,

@@ -9,6 +9,7 @@ import type {
 import { integerOption } from './integer-option.js';
 import { createMemoryDedupeStore, DEFAULT_DEDUPE_MAX_ENTRIES } from './memory-dedupe-store.js';
 import type { DedupeStore } from './types.js';
+import { runAlert } from './try-protocol.js';
 import { createWorkQueue, type Job } from './work-queue.js';
 
 /** Options of `createMemoryQueue`. */
@@ -52,7 +53,7 @@ class MemoryJob implements Job, AcceptedAlert {
   }
 
   run(): unknown {
-    const failed = this.#processor.process(this.#entry);
+    const failed = runAlert(this.#processor.input(this.#entry));
     if (typeof failed === 'number') {
       this.failures = failed;
       return undefined;

@@ -4,7 +4,8 @@ import { secretKeys } from '../signature/secrets.js';
 import type { AlertQueue } from './alert-queue.js';
 import { integerOption } from './integer-option.js';
 import { createMemoryQueue, MEMORY_QUEUE_DEFAULTS } from './memory-queue.js';
-import { resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
+import { resolveRetryPolicy } from './retry-policy.js';
+import type { RetryPolicy } from './try-protocol.js';
 import type { ReceiverOptions } from './types.js';
 
 /** The receiver's defaults, SPEC section 4. */
@@ -57,7 +58,7 @@ function checkQueue(options: ReceiverOptions, mode: 'async' | 'sync'): AlertQueu
     typeof shape.accept !== 'function' ||
     typeof shape.attach !== 'function'
   ) {
-    throw new TypeError('queue must implement AlertQueue (attach, accept, release, consume, ...).');
+    throw new TypeError('queue must be made by createMemoryQueue or createDurableQueue (an AlertQueue: attach, accept, consume, ...).');
   }
   if (options.dedupe !== undefined || options.maxQueue !== undefined) {
     throw new TypeError(

@@ -1,10 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ChurnRiskAlert, WebhookEventMap } from '../payload/alert-schema.js';
+import type { WebhookEventMap } from '../payload/alert-schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { RejectedListener } from '../observability/receiver-observer.js';
 import type { AlertQueue } from './alert-queue.js';
-import type { HandlerOptions } from './handler-registration.js';
 import type { Secret } from '../signature/secrets.js';
+import type { ErrorHandler, EventHandler, HandlerOptions } from './handler-types.js';
+export type {
+  AlertContext,
+  AnyHandler,
+  ErrorHandler,
+  EventHandler,
+  HandlerOptions,
+  HandlerRegistration,
+} from './handler-types.js';
 import type { SignedContent } from '../signature/signed-content.js';
 
 /**
@@ -129,28 +137,6 @@ export interface ReceiverResult {
    */
   done: Promise<void>;
 }
-
-/** What a handler gets besides the alert. */
-export interface AlertContext {
-  /** The alert identity `userId:triggeredAt`. */
-  id: string;
-  /** When the receiver accepted the delivery. */
-  receivedAt: Date;
-  /** 0 for the first try of this handler, 1 for its first retry, and so on. */
-  attempt: number;
-  /** The event name. */
-  event: 'churn_risk_alert';
-}
-
-/** A handler of event `K`. Its result is awaited; a throw or rejection counts as a failure. */
-export type EventHandler<E, K extends keyof E> = (payload: E[K], context: AlertContext) => unknown;
-
-/** Called once a handler has used up its retries. */
-export type ErrorHandler = (
-  error: unknown,
-  alert: ChurnRiskAlert,
-  context: AlertContext,
-) => unknown;
 
 /** Counters of the receiver, for tests, examples and benchmarks. */
 export interface ReceiverStats {

@@ -1,0 +1,427 @@
+import type {
+  AcceptResult,
+  AcceptedAlert,
+  AlertProcessor,
+  AlertQueue,
+  QueueHealth,
+  QueuedAlert,
+} from '../receiver/alert-queue.js';
+import { integerOption } from '../receiver/integer-option.js';
+import { runStoredTry, type TryVerdict } from '../receiver/try-protocol.js';
+import type {
+  AlertStore,
+  FailedAlert,
+  FailedListOptions,
+  QueueCounts,
+  StoredAlert,
+} from './alert-store.js';
+import { nap, pollUntil, withTimeout } from './timing.js';
+
+/** Options of `createDurableQueue`. */
+export interface DurableQueueOptions {
+  /**
+   * How long a taker holds an alert before another process may take it over, in ms. The lease is
+   * renewed every half of it while the handlers run; a process that dies loses it after this
+   * time, and its alert is taken over at the next reclaim: at most `leaseMs + reclaimIntervalMs`
+   * after the death (60 s with the defaults). Default 30,000.
+   */
+  leaseMs?: number;
+  /** How often a consuming process puts back alerts whose taker died, in ms. Default `min(leaseMs, 30000)`. */
+  reclaimIntervalMs?: number;
+  /**
+   * An alert whose taker died mid-alert more than this many times (it crashes every process that
+   * takes it) is failed at its next take, with an `AlertStalledError`, and `onError` is called
+   * once. Default 3.
+   */
+  maxStalls?: number;
+  /** How long an alert identity is remembered for de-duplication, in ms. Default 72 hours. */
+  dedupeTtlMs?: number;
+  /** Longest wait for the store to record an alert; beyond it the answer is 503. Default 2,000. */
+  enqueueTimeoutMs?: number;
+  /** How long a consuming process waits before asking again when nothing was due, in ms. Default 250. */
+  pollIntervalMs?: number;
+}
+
+/** The queue `createDurableQueue` returns: an `AlertQueue` plus the store's failed-set tools. */
+export interface DurableQueue<S extends AlertStore = AlertStore> extends AlertQueue {
+  /** The store the queue runs. */
+  readonly store: S;
+  /** Failed alerts (after all their tries), newest first. */
+  failed(options?: FailedListOptions): Promise<FailedAlert[]>;
+  /**
+   * Puts a failed alert back to be processed, with its tries and stalls counted afresh; handlers
+   * that already succeeded for it are not run again. `id` is the id `failed()` lists, or the alert
+   * identity. Rejects with a `TypeError` when there is no such failed alert.
+   */
+  retry(id: string): Promise<void>;
+  /**
+   * Puts back every alert that is failed when it is called (a snapshot), once each, also when
+   * some fail again at once; resolves with how many were put back.
+   */
+  retryAll(): Promise<number>;
+  /** Alerts by state, across every process that shares the store. */
+  counts(): Promise<QueueCounts>;
+  /** Alerts waiting in the store for any process (waiting and delayed): the queue-depth gauge. */
+  depth(): Promise<number>;
+  health(): Promise<QueueHealth>;
+}
+
+/** The defaults of `createDurableQueue` (SPEC 9, 15 and 17). */
+export const DURABLE_QUEUE_DEFAULTS = Object.freeze({
+  leaseMs: 30_000,
+  maxStalls: 3,
+  dedupeTtlMs: 72 * 3_600_000,
+  enqueueTimeoutMs: 2_000,
+  pollIntervalMs: 250,
+});
+
+const ACCEPTED: AcceptedAlert = Object.freeze({ done: Promise.resolve() });
+/** A take that answers "nothing due" faster than this did not wait: the pump naps. */
+const INSTANT_MS = 5;
+const STORE_BACKOFF_MS = 500;
+
+/** A random id for this process's leases (a lease token is `<instance>:<n>`). */
+function instanceId(): string {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  return crypto?.randomUUID?.() ?? `${Date.now().toString(36)}-${Math.random().toString(36)}`;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
+  readonly processesInline = false;
+  readonly durable = true;
+  readonly store: S;
+  readonly #leaseMs: number;
+  readonly #reclaimIntervalMs: number;
+  readonly #maxStalls: number;
+  readonly #dedupeTtlMs: number;
+  readonly #enqueueTimeoutMs: number;
+  readonly #pollIntervalMs: number;
+  readonly #instance = instanceId();
+  #takes = 0;
+  #processor: AlertProcessor | undefined;
+  #running = 0;
+  #pump: Promise<void> | undefined;
+  #reclaimTimer: ReturnType<typeof setInterval> | undefined;
+  #reclaiming = false;
+  #stopping = false;
+  #closed: Promise<void> | undefined;
+  /** The pump's current wait (for a due alert or a free slot), ended early by `#poke`. */
+  #waiting: (() => void) | undefined;
+  /** Whether the store failed at the last call of the pump or the reclaim (logged once). */
+  #storeDown = false;
+
+  constructor(store: S, options: DurableQueueOptions) {
+    this.store = store;
+    this.#leaseMs = integerOption('leaseMs', options.leaseMs ?? DURABLE_QUEUE_DEFAULTS.leaseMs, 1);
+    this.#reclaimIntervalMs = integerOption(
+      'reclaimIntervalMs',
+      options.reclaimIntervalMs ?? Math.min(this.#leaseMs, 30_000),
+      1,
+    );
+    this.#maxStalls = integerOption(
+      'maxStalls',
+      options.maxStalls ?? DURABLE_QUEUE_DEFAULTS.maxStalls,
+      0,
+    );
+    this.#dedupeTtlMs = integerOption(
+      'dedupeTtlMs',
+      options.dedupeTtlMs ?? DURABLE_QUEUE_DEFAULTS.dedupeTtlMs,
+      1,
+    );
+    this.#enqueueTimeoutMs = integerOption(
+      'enqueueTimeoutMs',
+      options.enqueueTimeoutMs ?? DURABLE_QUEUE_DEFAULTS.enqueueTimeoutMs,
+      1,
+    );
+    this.#pollIntervalMs = integerOption(
+      'pollIntervalMs',
+      options.pollIntervalMs ?? DURABLE_QUEUE_DEFAULTS.pollIntervalMs,
+      0,
+    );
+  }
+
+  get kind(): string {
+    return this.store.kind;
+  }
+
+  attach(processor: AlertProcessor): void {
+    if (this.#processor !== undefined) throw new TypeError('This queue is already attached.');
+    this.#processor = processor;
+  }
+
+  accept(entry: QueuedAlert): Promise<AcceptResult> {
+    if (this.#closed !== undefined) return Promise.reject(new Error('The queue is closed.'));
+    const stored = this.store.accept(entry, { dedupeTtlMs: this.#dedupeTtlMs });
+    const message = `The ${this.kind} store did not record the alert`;
+    return withTimeout(stored, this.#enqueueTimeoutMs, message).then((answer): AcceptResult => {
+      if (answer === 'duplicate') return 'duplicate';
+      this.#poke(); // a consuming process takes it at once
+      return ACCEPTED;
+    });
+  }
+
+  consume(): void {
+    if (this.#processor === undefined || this.#pump !== undefined || this.#stopping) return;
+    this.#pump = this.#runPump(this.#processor);
+    void this.#reclaim();
+    this.#reclaimTimer = setInterval(() => void this.#reclaim(), this.#reclaimIntervalMs);
+  }
+
+  idle(signal?: AbortSignal): Promise<void> {
+    // A consuming process drains the shared queue: nothing waiting, delayed or running anywhere;
+    // a process that only accepts has nothing of its own to wait for.
+    return pollUntil(async () => {
+      if (this.#running > 0) return false;
+      if (this.#pump === undefined) return true;
+      const counts = await this.store.counts();
+      return counts.waiting + counts.active + counts.delayed === 0;
+    }, signal);
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      this.#stopping = true;
+      clearInterval(this.#reclaimTimer);
+      this.#poke();
+      // The pump ends after its current take (a blocking store answers within its wait), and
+      // every try it started has stored its verdict before the store is closed.
+      await this.#pump;
+      await pollUntil(() => this.#running === 0);
+      await this.store.close();
+    })();
+    return this.#closed;
+  }
+
+  get queued(): number {
+    return 0; // waiting alerts live in the store: see counts() and depth()
+  }
+
+  get running(): number {
+    return this.#running;
+  }
+
+  depth(): Promise<number> {
+    return withTimeout(
+      this.store.depth(),
+      this.#enqueueTimeoutMs,
+      `The ${this.kind} store did not answer`,
+    );
+  }
+
+  async health(): Promise<QueueHealth> {
+    try {
+      const message = `The ${this.kind} store did not answer`;
+      return await withTimeout(this.store.health(), this.#enqueueTimeoutMs, message);
+    } catch (error) {
+      return { reachable: false, error: describe(error) };
+    }
+  }
+
+  failed(options?: FailedListOptions): Promise<FailedAlert[]> {
+    return this.store.failed(options);
+  }
+
+  retry(id: string): Promise<void> {
+    return this.store.retry(id).then(() => {
+      this.#poke();
+    });
+  }
+
+  retryAll(): Promise<number> {
+    return this.store.retryAll().then((count) => {
+      this.#poke();
+      return count;
+    });
+  }
+
+  counts(): Promise<QueueCounts> {
+    return this.store.counts();
+  }
+
+  /** Ends the pump's current wait: an alert may be due, or a slot is free. */
+  #poke(): void {
+    const wake = this.#waiting;
+    this.#waiting = undefined;
+    wake?.();
+  }
+
+  async #wait(ms: number): Promise<void> {
+    const { done, wake } = nap(ms);
+    this.#waiting = wake;
+    await done;
+  }
+
+  /** Takes due alerts while this process has free slots, until `close`. */
+  async #runPump(processor: AlertProcessor): Promise<void> {
+    while (!this.#stopping) {
+      if (this.#running >= processor.concurrency) {
+        await this.#wait(this.#leaseMs); // a finished try pokes
+        continue;
+      }
+      const token = `${this.#instance}:${String(++this.#takes)}`;
+      const started = Date.now();
+      let taken: StoredAlert | undefined;
+      try {
+        taken = await this.store.take({ token, leaseMs: this.#leaseMs });
+        this.#storeUp(processor);
+      } catch (error) {
+        if (this.#stopping) break;
+        this.#storeFailed(processor, error);
+        await this.#wait(STORE_BACKOFF_MS);
+        continue;
+      }
+      // Taken while stopping: it runs all the same (close waits for it), cheaper than a stall.
+      if (taken !== undefined) void this.#run(processor, taken, token);
+      else if (!this.#stopping && Date.now() - started < INSTANT_MS) {
+        await this.#wait(this.#pollIntervalMs);
+      }
+    }
+  }
+
+  /** One try of a taken alert, its lease renewed until its verdict is stored. */
+  async #run(processor: AlertProcessor, taken: StoredAlert, token: string): Promise<void> {
+    this.#running++;
+    const lease = this.#renewLease(processor, taken, token);
+    try {
+      const input = processor.input(taken.entry);
+      await runStoredTry(input, taken, this.#maxStalls, (verdict) =>
+        this.#store(processor, taken, token, verdict),
+      );
+    } catch (error) {
+      processor.logger.error(
+        { id: taken.entry.id, err: error },
+        `churn-risk: the try of alert ${taken.entry.id} failed unexpectedly`,
+      );
+    } finally {
+      clearInterval(lease);
+      this.#running--;
+      this.#poke();
+    }
+  }
+
+  /** Renews the lease every half of it; a refused renewal is logged once. */
+  #renewLease(
+    processor: AlertProcessor,
+    taken: StoredAlert,
+    token: string,
+  ): ReturnType<typeof setInterval> {
+    let lost = false;
+    const timer = setInterval(() => {
+      if (lost) return;
+      this.store.extend(taken.id, token, this.#leaseMs).then(
+        (kept) => {
+          if (kept || lost) return;
+          lost = true;
+          processor.logger.warn(
+            { id: taken.entry.id },
+            `churn-risk: the lease on alert ${taken.entry.id} was lost (another process may ` +
+              'take it over); this try will not be stored',
+          );
+        },
+        () => undefined, // the store is down: the verdict's write says so
+      );
+    }, Math.max(1, Math.floor(this.#leaseMs / 2)));
+    return timer;
+  }
+
+  /**
+   * Stores a try's verdict; true when it went through. A store error is retried (the lease is
+   * still renewed meanwhile) until the lease would have run out: then the alert is left to be
+   * taken over, and nothing is reported for it here.
+   */
+  async #store(
+    processor: AlertProcessor,
+    taken: StoredAlert,
+    token: string,
+    verdict: TryVerdict,
+  ): Promise<boolean> {
+    const write = (): Promise<boolean> => {
+      if (verdict.outcome === 'completed') return this.store.complete(taken.id, token);
+      const { error, succeeded } = verdict;
+      if (verdict.outcome === 'failed') return this.store.fail(taken.id, token, { error, succeeded });
+      return this.store.scheduleRetry(taken.id, token, {
+        delayMs: verdict.delayMs,
+        succeeded,
+        error,
+      });
+    };
+    const deadline = Date.now() + this.#leaseMs;
+    for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+      try {
+        const written = await write();
+        if (!written) {
+          processor.logger.warn(
+            { id: taken.entry.id, outcome: verdict.outcome },
+            `churn-risk: the outcome of alert ${taken.entry.id} was not stored: its lease was ` +
+              'lost and another process takes it over',
+          );
+        }
+        return written;
+      } catch (error) {
+        if (Date.now() + wait > deadline) {
+          processor.logger.error(
+            { id: taken.entry.id, err: error },
+            `churn-risk: the outcome of alert ${taken.entry.id} could not be stored ` +
+              `(${describe(error)}); it will be taken over once its lease expires`,
+          );
+          return false;
+        }
+        await nap(wait).done;
+      }
+    }
+  }
+
+  /** Puts back the alerts whose taker died. */
+  async #reclaim(): Promise<void> {
+    const processor = this.#processor;
+    if (this.#reclaiming || this.#stopping || processor === undefined) return;
+    this.#reclaiming = true;
+    try {
+      const reclaimed = await this.store.reclaimExpired({ maxStalls: this.#maxStalls });
+      this.#storeUp(processor);
+      if (reclaimed > 0) this.#poke();
+    } catch (error) {
+      if (!this.#stopping) this.#storeFailed(processor, error);
+    } finally {
+      this.#reclaiming = false;
+    }
+  }
+
+  #storeFailed(processor: AlertProcessor, error: unknown): void {
+    if (this.#storeDown) return;
+    this.#storeDown = true;
+    processor.logger.error(
+      { queue: this.kind, err: error },
+      `churn-risk: the ${this.kind} store does not answer (${describe(error)}); alerts are taken ` +
+        'again once it does',
+    );
+  }
+
+  #storeUp(processor: AlertProcessor): void {
+    if (!this.#storeDown) return;
+    this.#storeDown = false;
+    processor.logger.warn({ queue: this.kind }, `churn-risk: the ${this.kind} store answers again`);
+  }
+}
+
+/**
+ * A durable queue for `createReceiver({ queue })` (SPEC 17): alerts are accepted into `store`
+ * (identity and job in one atomic step, before the `202`), and every consuming process takes
+ * them from it under a lease and runs core's one try protocol, storing each verdict. A process
+ * that dies loses its alerts' leases, and another process takes them over. Back ends
+ * (`@churn-risk/redis`, `@churn-risk/postgres`) only implement `AlertStore`.
+ *
+ * @example
+ * const queue = createDurableQueue(createMemoryStore()); // a single-process store, for tests
+ * const receiver = createReceiver({ secret, queue });
+ */
+export function createDurableQueue<S extends AlertStore>(
+  store: S,
+  options: DurableQueueOptions = {},
+): DurableQueue<S> {
+  return new DurableAlertQueue(store, options);
+}

@@ -1,0 +1,269 @@
+import type { QueueHealth, QueuedAlert } from '../receiver/alert-queue.js';
+import type {
+  AlertStore,
+  FailedAlert,
+  FailedListOptions,
+  QueueCounts,
+  StoredAlert,
+} from './alert-store.js';
+
+/** Options of `createMemoryStore`. */
+export interface MemoryStoreOptions {
+  /** Clock in milliseconds, like `Date.now` (for tests). */
+  now?: () => number;
+  /**
+   * Whether the store answers (for tests of an outage): while it returns false, every call
+   * rejects and `health()` reports the store unreachable. Default: always available.
+   */
+  available?: () => boolean;
+}
+
+type State = 'waiting' | 'active' | 'failed' | 'completed';
+
+interface Job {
+  readonly id: string;
+  readonly entry: QueuedAlert;
+  state: State;
+  tries: number;
+  succeeded: readonly string[];
+  stalls: number;
+  /** Due time (waiting), or lease end (active), in ms. */
+  at: number;
+  token: string | undefined;
+  error: string | undefined;
+  finishedAt: number | undefined;
+}
+
+function listOptions(options: FailedListOptions): { limit: number; offset: number } {
+  const limit = options.limit ?? 50;
+  const offset = options.offset ?? 0;
+  if (!Number.isInteger(limit) || limit < 1) throw new TypeError('limit must be at least 1.');
+  if (!Number.isInteger(offset) || offset < 0) throw new TypeError('offset must be at least 0.');
+  return { limit, offset };
+}
+
+class MemoryAlertStore implements AlertStore {
+  readonly kind = 'memory';
+  readonly #now: () => number;
+  readonly #available: () => boolean;
+  /** Jobs by id, in the order they were accepted (the take order of jobs due at once). */
+  readonly #jobs = new Map<string, Job>();
+  /** Alert identity → [job id, expiry]. */
+  readonly #identities = new Map<string, { jobId: string; until: number }>();
+  #sequence = 0;
+
+  constructor(options: MemoryStoreOptions) {
+    this.#now = options.now ?? Date.now;
+    this.#available = options.available ?? (() => true);
+  }
+
+  /** Rejects like a store that does not answer, while `available()` is false. */
+  #check(): Promise<void> {
+    return this.#available()
+      ? Promise.resolve()
+      : Promise.reject(new Error('The memory store is unavailable.'));
+  }
+
+  /** The job `token` leases now, or undefined. */
+  #leased(id: string, token: string): Job | undefined {
+    const job = this.#jobs.get(id);
+    if (job?.state !== 'active' || job.token !== token || job.at <= this.#now()) return undefined;
+    return job;
+  }
+
+  async accept(entry: QueuedAlert, options: { dedupeTtlMs: number }): Promise<'accepted' | 'duplicate'> {
+    await this.#check();
+    const now = this.#now();
+    const held = this.#identities.get(entry.id);
+    if (held !== undefined && held.until > now) return 'duplicate';
+    const id = `m${String(++this.#sequence)}`;
+    this.#identities.set(entry.id, { jobId: id, until: now + options.dedupeTtlMs });
+    this.#jobs.set(id, {
+      id,
+      entry,
+      state: 'waiting',
+      tries: 0,
+      succeeded: [],
+      stalls: 0,
+      at: now,
+      token: undefined,
+      error: undefined,
+      finishedAt: undefined,
+    });
+    return 'accepted';
+  }
+
+  async take(options: { token: string; leaseMs: number }): Promise<StoredAlert | undefined> {
+    await this.#check();
+    const now = this.#now();
+    for (const job of this.#jobs.values()) {
+      if (job.state !== 'waiting' || job.at > now) continue;
+      job.state = 'active';
+      job.token = options.token;
+      job.at = now + options.leaseMs;
+      const { id, entry, tries, succeeded, stalls } = job;
+      return { id, entry, tries, succeeded, stalls };
+    }
+    return undefined;
+  }
+
+  async extend(id: string, token: string, leaseMs: number): Promise<boolean> {
+    await this.#check();
+    const job = this.#leased(id, token);
+    if (job === undefined) return false;
+    job.at = this.#now() + leaseMs;
+    return true;
+  }
+
+  async complete(id: string, token: string): Promise<boolean> {
+    await this.#check();
+    const job = this.#leased(id, token);
+    if (job === undefined) return false;
+    this.#finish(job, 'completed');
+    return true;
+  }
+
+  async scheduleRetry(
+    id: string,
+    token: string,
+    verdict: { delayMs: number; succeeded: readonly string[]; error: Error },
+  ): Promise<boolean> {
+    await this.#check();
+    const job = this.#leased(id, token);
+    if (job === undefined) return false;
+    job.state = 'waiting';
+    job.token = undefined;
+    job.tries += 1;
+    job.succeeded = [...verdict.succeeded];
+    job.error = verdict.error.message;
+    job.at = this.#now() + verdict.delayMs;
+    return true;
+  }
+
+  async fail(
+    id: string,
+    token: string,
+    verdict: { error: Error; succeeded: readonly string[] },
+  ): Promise<boolean> {
+    await this.#check();
+    const job = this.#leased(id, token);
+    if (job === undefined) return false;
+    job.tries += 1;
+    job.succeeded = [...verdict.succeeded];
+    job.error = verdict.error.message;
+    this.#finish(job, 'failed');
+    return true;
+  }
+
+  async reclaimExpired(_options: { maxStalls: number }): Promise<number> {
+    await this.#check();
+    const now = this.#now();
+    let reclaimed = 0;
+    for (const job of this.#jobs.values()) {
+      if (job.state !== 'active' || job.at > now) continue;
+      job.state = 'waiting';
+      job.token = undefined;
+      job.stalls += 1;
+      job.at = now;
+      reclaimed++;
+    }
+    return reclaimed;
+  }
+
+  async failed(options: FailedListOptions = {}): Promise<FailedAlert[]> {
+    const { limit, offset } = listOptions(options);
+    await this.#check();
+    return [...this.#jobs.values()]
+      .filter((job) => job.state === 'failed')
+      .sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0))
+      .slice(offset, offset + limit)
+      .map((job) => ({
+        id: job.id,
+        alertId: job.entry.id,
+        alert: job.entry.alert,
+        error: job.error ?? '',
+        succeededHandlers: [...job.succeeded],
+        tries: job.tries,
+        receivedAt: new Date(job.entry.receivedAt),
+        failedAt: job.finishedAt === undefined ? undefined : new Date(job.finishedAt),
+      }));
+  }
+
+  async retry(id: string): Promise<void> {
+    await this.#check();
+    const job = this.#jobs.get(id) ?? this.#jobOfIdentity(id);
+    if (job?.state !== 'failed') throw new TypeError(`No failed alert with id "${id}".`);
+    this.#putBack(job);
+  }
+
+  async retryAll(): Promise<number> {
+    await this.#check();
+    const snapshot = [...this.#jobs.values()].filter((job) => job.state === 'failed');
+    for (const job of snapshot) this.#putBack(job);
+    return snapshot.length;
+  }
+
+  async counts(): Promise<QueueCounts> {
+    await this.#check();
+    const now = this.#now();
+    const counts: QueueCounts = { waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0 };
+    for (const job of this.#jobs.values()) {
+      if (job.state === 'waiting') {
+        if (job.at > now) counts.delayed++;
+        else counts.waiting++;
+      } else counts[job.state]++;
+    }
+    return counts;
+  }
+
+  health(): Promise<QueueHealth> {
+    return Promise.resolve(
+      this.#available()
+        ? { reachable: true }
+        : { reachable: false, error: 'The memory store is unavailable.' },
+    );
+  }
+
+  async depth(): Promise<number> {
+    const counts = await this.counts();
+    return counts.waiting + counts.delayed;
+  }
+
+  async close(): Promise<void> {
+    // Nothing to release: the store lives as long as the objects that hold it.
+  }
+
+  #jobOfIdentity(identity: string): Job | undefined {
+    const held = this.#identities.get(identity);
+    return held === undefined ? undefined : this.#jobs.get(held.jobId);
+  }
+
+  #finish(job: Job, state: 'completed' | 'failed'): void {
+    job.state = state;
+    job.token = undefined;
+    job.finishedAt = this.#now();
+  }
+
+  #putBack(job: Job): void {
+    job.state = 'waiting';
+    job.tries = 0;
+    job.stalls = 0;
+    job.error = undefined;
+    job.finishedAt = undefined;
+    job.at = this.#now();
+  }
+}
+
+/**
+ * The reference `AlertStore`, in this process's memory: what `storeContract` is proven against,
+ * and a store for tests of code that runs on a durable queue (`createDurableQueue(store)`). It
+ * shares nothing with other processes and survives no restart: in production use
+ * `@churn-risk/redis` or `@churn-risk/postgres`.
+ *
+ * @example
+ * const queue = createDurableQueue(createMemoryStore(), { leaseMs: 1000 });
+ * const receiver = createReceiver({ secret: 'whsec_test', queue });
+ */
+export function createMemoryStore(options: MemoryStoreOptions = {}): AlertStore {
+  return new MemoryAlertStore(options);
+}

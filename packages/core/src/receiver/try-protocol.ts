@@ -1,0 +1,323 @@
+import type { SpanContext } from '@opentelemetry/api';
+import {
+  AlertStalledError,
+  HandlersFailedError,
+  type FailedHandler,
+} from '../errors/handlers-failed-error.js';
+import type { ReceiverObserver } from '../observability/receiver-observer.js';
+import type { ReceiverTelemetry, TryRecord } from '../observability/telemetry.js';
+import type { ChurnRiskAlert } from '../payload/alert-schema.js';
+import { isThenable } from '../util/is-thenable.js';
+import type { AlertContext, ErrorHandler, HandlerRegistration } from './handler-types.js';
+
+// The try protocol (SPEC 13 and 17), the one for every queue. A try runs the alert's handlers that
+// have not succeeded for it, side by side, and gives a verdict: `completed`, `retry` after the
+// retry policy's delay (with the record of the handlers that succeeded), or `failed` after the
+// last try. The in-memory queue applies a verdict with a timer (`runAlert`); the durable runner
+// (`createDurableQueue`) stores it, and reports a failure only once the store has taken it.
+
+/** What the tries of one alert need: the queued alert, plus the receiver's handlers and policy. */
+export interface TryInput {
+  alert: ChurnRiskAlert;
+  id: string;
+  /** Milliseconds since the epoch (a `Date` is made per try, as handlers may keep it). */
+  receivedAt: number;
+  /** The handlers when the alert was taken (later `on`/`off` calls do not change them). */
+  handlers: readonly HandlerRegistration[];
+  errorHandlers: readonly ErrorHandler[];
+  retry: RetryPolicy;
+  /** Counts handlers that failed after their retries (the receiver's `stats.failed`). */
+  counts: { failed: number };
+  /** The receiver's logger and listeners. */
+  observer: ReceiverObserver;
+  /** OpenTelemetry, when `@opentelemetry/api` is installed. */
+  telemetry: ReceiverTelemetry | undefined;
+  /** The delivery's `receive` span, which each try's `process` span links to. */
+  link: SpanContext | undefined;
+}
+
+/** A checked retry policy (the `retries` option). */
+export interface RetryPolicy {
+  /** Further tries after the first failure. */
+  retries: number;
+  /** Delay before retry `retry` (1-based), in milliseconds; never negative or NaN. */
+  delayMs: (retry: number) => number;
+}
+
+/**
+ * What one try decided. `succeeded` is the record of the handlers that have succeeded for the
+ * alert so far (their ids; a handler without an id, possible only where it is the alert's one
+ * handler on a durable queue, by a key of its position): the next try skips exactly these.
+ * `failures` are the handlers that failed this try.
+ */
+export type TryVerdict =
+  | { readonly outcome: 'completed' }
+  | {
+      readonly outcome: 'retry' | 'failed';
+      /** A `HandlersFailedError`, or an `AlertStalledError` for an alert failed without a try. */
+      readonly error: Error;
+      readonly succeeded: readonly string[];
+      readonly failures: readonly FailedHandler[];
+      /** `retry` only: milliseconds before the next try. */
+      readonly delayMs: number;
+    };
+
+const COMPLETED: TryVerdict = Object.freeze({ outcome: 'completed' });
+/** No failure and no record: shared, so that a try where every handler succeeds allocates none. */
+const NONE: readonly never[] = Object.freeze([]);
+
+/** A handler's key in the record of succeeded handlers: its id, else its position. */
+function keyOf(entry: HandlerRegistration, index: number): string {
+  return entry.id ?? `\u0000#${String(index)}`;
+}
+
+/** The context handlers get for try `attempt` (0 for the first). */
+export function contextOf(input: TryInput, attempt: number): AlertContext {
+  return {
+    id: input.id,
+    receivedAt: new Date(input.receivedAt),
+    attempt,
+    event: 'churn_risk_alert',
+  };
+}
+
+type Outcome = { error: unknown } | undefined;
+const succeeded = (): undefined => undefined;
+const failedWith = (error: unknown): Outcome => ({ error });
+
+/** One handler's try inside its `process` span (an OpenTelemetry SDK or meter is recording). */
+function tryTraced(
+  entry: HandlerRegistration,
+  input: TryInput,
+  context: AlertContext,
+  telemetry: ReceiverTelemetry,
+  record: TryRecord,
+): Outcome | Promise<Outcome> {
+  const failed = (error: unknown): Outcome => {
+    telemetry.endTry(record, true, error);
+    return { error };
+  };
+  const ok = (): Outcome => {
+    telemetry.endTry(record, false);
+    return undefined;
+  };
+  let returned: unknown;
+  try {
+    returned = telemetry.runInTry(record, () => entry.handler(input.alert, context));
+  } catch (error) {
+    return failed(error);
+  }
+  return isThenable(returned) ? Promise.resolve(returned).then(ok, failed) : ok();
+}
+
+/** One handler's try: `undefined` when it succeeded, else what it threw or rejected with. */
+function tryOne(
+  entry: HandlerRegistration,
+  input: TryInput,
+  context: AlertContext,
+): Outcome | Promise<Outcome> {
+  const { telemetry } = input;
+  const record = telemetry?.startTry(input.link, input.id, context.attempt, entry.id);
+  if (record !== undefined) {
+    return tryTraced(entry, input, context, telemetry as ReceiverTelemetry, record);
+  }
+  let returned: unknown;
+  try {
+    returned = entry.handler(input.alert, context);
+  } catch (error) {
+    return { error };
+  }
+  return isThenable(returned) ? Promise.resolve(returned).then(succeeded, failedWith) : undefined;
+}
+
+/** The verdict of try `tries` (0 for the first), given the handlers that failed in it. */
+function verdictOf(
+  input: TryInput,
+  tries: number,
+  recorded: readonly string[],
+  failures: readonly FailedHandler[],
+): TryVerdict {
+  if (failures.length === 0) return COMPLETED;
+  const failed = new Set(failures.map((failure) => failure.index));
+  const record = [...recorded];
+  input.handlers.forEach((entry, index) => {
+    const key = keyOf(entry, index);
+    if (!failed.has(index) && !record.includes(key)) record.push(key);
+  });
+  const error = new HandlersFailedError(failures);
+  const last = tries >= input.retry.retries;
+  const delayMs = last ? 0 : input.retry.delayMs(tries + 1);
+  return { outcome: last ? 'failed' : 'retry', error, succeeded: record, failures, delayMs };
+}
+
+/**
+ * Try number `tries` (0 for the first) of the alert: the handlers whose key is not in `recorded`
+ * run side by side; the verdict says what happens next. Never throws or rejects, and calls no
+ * `onError`: the caller reports a `failed` verdict (`reportFailures`) once it is final. When every
+ * handler returns without a promise the verdict is synchronous (the in-memory fast path of
+ * handlers that do their work synchronously, measured by `pnpm bench receiver`), and a try where
+ * all succeed allocates nothing but the context.
+ */
+export function runTry(
+  input: TryInput,
+  tries: number,
+  recorded: readonly string[],
+): TryVerdict | Promise<TryVerdict> {
+  const { handlers } = input;
+  const context = contextOf(input, tries);
+  let failures: FailedHandler[] | undefined;
+  let pending: Promise<void>[] | undefined;
+  for (let index = 0; index < handlers.length; index++) {
+    const entry = handlers[index] as HandlerRegistration;
+    if (recorded.length > 0 && recorded.includes(keyOf(entry, index))) continue;
+    const outcome = tryOne(entry, input, context);
+    if (outcome === undefined) continue;
+    if (outcome instanceof Promise) {
+      (pending ??= []).push(
+        outcome.then((result) => {
+          if (result !== undefined) {
+            (failures ??= []).push({ index, id: entry.id, error: result.error });
+          }
+        }),
+      );
+    } else {
+      (failures ??= []).push({ index, id: entry.id, error: outcome.error });
+    }
+  }
+  if (pending === undefined) {
+    return failures === undefined ? COMPLETED : verdictOf(input, tries, recorded, failures);
+  }
+  return Promise.all(pending).then(() =>
+    failures === undefined
+      ? COMPLETED
+      : verdictOf(
+          input,
+          tries,
+          recorded,
+          failures.sort((a, b) => a.index - b.index),
+        ),
+  );
+}
+
+/**
+ * Waits `ms` milliseconds. The timer is deliberately not `unref`'d: a handler waiting for its retry
+ * is work in flight, and keeps a Node process alive until it has run (use `close()` to finish).
+ */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** After a try that was not final: the retries in this process (timers), then the report. */
+async function retryInProcess(input: TryInput, first: TryVerdict): Promise<number> {
+  let verdict = first;
+  let tries = 0;
+  while (verdict.outcome === 'retry') {
+    await sleep(verdict.delayMs);
+    tries += 1;
+    verdict = await runTry(input, tries, verdict.succeeded);
+  }
+  if (verdict.outcome === 'completed') return 0;
+  await reportFailures(input, tries, verdict.failures);
+  return verdict.failures.length;
+}
+
+/**
+ * Every try of an alert in this process (the in-memory queue): `runTry`, and each `retry` verdict
+ * applied with a timer. Never throws or rejects; gives the number of handlers that failed after
+ * their retries, synchronously when the first try's handlers all returned synchronously and
+ * succeeded.
+ */
+export function runAlert(input: TryInput): number | Promise<number> {
+  const first = runTry(input, 0, NONE);
+  if (!isThenable(first)) return first.outcome === 'completed' ? 0 : retryInProcess(input, first);
+  return first.then((verdict) =>
+    verdict.outcome === 'completed' ? 0 : retryInProcess(input, verdict),
+  );
+}
+
+/** A stored alert's state at its take: the tries made, the record, and how often it stalled. */
+export interface StoredTry {
+  readonly tries: number;
+  readonly succeeded: readonly string[];
+  readonly stalls: number;
+}
+
+/**
+ * One try of an alert a durable queue holds (pulled from an `AlertStore`, or pushed by a platform
+ * queue): `runTry`, then `apply` stores the verdict and answers whether it went through (false once
+ * the lease was lost). A failed alert is reported (`onError`) only after `apply` went through, so
+ * exactly once. An alert that stalled more than `maxStalls` times is failed without a try. Never
+ * rejects unless `apply` does (then nothing is reported).
+ */
+export async function runStoredTry(
+  input: TryInput,
+  stored: StoredTry,
+  maxStalls: number,
+  apply: (verdict: TryVerdict) => Promise<boolean>,
+): Promise<void> {
+  if (stored.stalls > maxStalls) {
+    const error = new AlertStalledError(stored.stalls);
+    const verdict: TryVerdict = {
+      outcome: 'failed',
+      error,
+      succeeded: stored.succeeded,
+      failures: NONE,
+      delayMs: 0,
+    };
+    if (await apply(verdict)) await reportFailure(input, stored.tries, error, undefined);
+    return;
+  }
+  const verdict = await runTry(input, stored.tries, stored.succeeded);
+  const applied = await apply(verdict);
+  if (applied && verdict.outcome === 'failed') {
+    await reportFailures(input, stored.tries, verdict.failures);
+  }
+}
+
+/** An error in a few words, for a log line. */
+function describe(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return typeof error === 'string' ? error : 'a non-Error value was thrown';
+}
+
+/**
+ * Reports one failure that remains after the last try (`attempt`) to the `onError` handlers. It
+ * is logged at `error` when no `onError` handler is registered or a logger was given; a throwing
+ * or rejecting `onError` is logged at `error` too (with the alert identity and the errors, never
+ * options or secrets). Never rejects.
+ */
+export async function reportFailure(
+  input: TryInput,
+  attempt: number,
+  error: unknown,
+  handlerId: string | undefined,
+): Promise<void> {
+  input.counts.failed++;
+  const { observer } = input;
+  if (input.errorHandlers.length === 0 || observer.verbose) {
+    observer.handlerFailed(input.id, attempt + 1, error, handlerId);
+  }
+  const context = contextOf(input, attempt);
+  await Promise.all(
+    input.errorHandlers.map(async (onError) => {
+      try {
+        await onError(error, input.alert, context);
+      } catch (secondary) {
+        observer.logger.error(
+          { id: input.id, err: secondary },
+          `An onError handler failed for alert ${input.id} (${describe(secondary)}); ` +
+            `the handler error was: ${describe(error)}`,
+        );
+      }
+    }),
+  );
+}
+
+/** Reports each handler failure of the last try (`attempt`) once. Never rejects. */
+export async function reportFailures(
+  input: TryInput,
+  attempt: number,
+  failures: readonly FailedHandler[],
+): Promise<void> {
+  for (const failure of failures) await reportFailure(input, attempt, failure.error, failure.id);
+}
