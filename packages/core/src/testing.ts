@@ -12,10 +12,10 @@
  */
 import type { ChurnRiskAlert } from './payload/alert-schema.js';
 export {
-  queueContract,
+  storeContract,
   type ContractTestApi,
-  type QueueContractOptions,
-} from './queue-contract.js';
+  type StoreContractOptions,
+} from './store-contract.js';
 import type { Secret } from './signature/secrets.js';
 import { signPayload } from './signature/sign.js';
 import type { SignedContent } from './signature/signed-content.js';

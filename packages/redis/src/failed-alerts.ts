@@ -1,60 +1,16 @@
-import { AlertStalledError, type ChurnRiskAlert } from '@churn-risk/core';
+import type { FailedAlert, FailedListOptions, QueueCounts } from '@churn-risk/core';
 import type { Job, Queue } from 'bullmq';
 import type { AlertJobData } from './job-data.js';
 
-/** An alert whose handlers failed after their retries, as `queue.failed()` lists it. */
-export interface FailedAlert {
-  /** The BullMQ job id: what `retry(id)` takes. */
-  id: string;
-  /** The alert identity `userId:triggeredAt`. */
-  alertId: string;
-  alert: ChurnRiskAlert;
-  /**
-   * The last try's error message: it names the handlers that failed by id (`Handler crm failed:
-   * ...`), or says that the alert stalled (its worker died mid-alert more than `maxStalls` times).
-   */
-  error: string;
-  /** Ids of the handlers that had succeeded for it (they are skipped when it is retried). */
-  succeededHandlers: string[];
-  /** Tries made. */
-  tries: number;
-  /** When the receiver accepted it. */
-  receivedAt: Date;
-  /** When the last try failed. */
-  failedAt: Date | undefined;
-}
-
-/** Options of `queue.failed()`. */
-export interface FailedListOptions {
-  /** At most this many, newest first. Default 50. */
-  limit?: number;
-  /** Skip this many. Default 0. */
-  offset?: number;
-}
-
-/** Job counts by state, as `queue.counts()` gives them. */
-export interface QueueCounts {
-  waiting: number;
-  active: number;
-  delayed: number;
-  failed: number;
-  completed: number;
-}
-
-/** BullMQ's reason for a job whose worker died more than `maxStalledCount` times. */
-const STALLED_REASON = 'job stalled more than allowable limit';
-
+/** A failed job as `failed()` lists it. */
 export function toFailedAlert(job: Job<AlertJobData>): FailedAlert {
   return {
     id: String(job.id),
     alertId: job.data.id,
     alert: job.data.alert,
-    error:
-      job.failedReason === STALLED_REASON
-        ? new AlertStalledError(job.stalledCounter).message
-        : job.failedReason,
-    succeededHandlers: job.data.handlers ?? [],
-    tries: job.data.tries ?? job.attemptsMade,
+    error: job.failedReason,
+    succeededHandlers: [...job.data.succeeded],
+    tries: job.data.tries,
     receivedAt: new Date(job.data.receivedAt),
     failedAt: job.finishedOn === undefined ? undefined : new Date(job.finishedOn),
   };

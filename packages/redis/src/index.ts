@@ -6,12 +6,11 @@ export { createRedisQueue, type RedisQueue } from './redis-queue.js';
 export { REDIS_QUEUE_DEFAULTS, type RedisQueueOptions } from './options.js';
 export type { RedisClient, RedisConnection } from './connection.js';
 export type { AlertJobData } from './job-data.js';
-export type { FailedAlert, FailedListOptions, QueueCounts } from './failed-alerts.js';
+export { createRedisStore, type RedisAlertStore } from './redis-store.js';
+/** Moved to `@churn-risk/core` (every durable store lists them alike). */
+export type { FailedAlert, FailedListOptions, QueueCounts } from '@churn-risk/core';
 export {
   createRedisDedupeStore,
   type RedisDedupeStore,
   type RedisDedupeStoreOptions,
 } from './redis-dedupe-store.js';
-export { LockLostError } from './process-job.js';
-/** Moved to `@churn-risk/core` (the try protocol is core's); re-exported for 0.1 imports. */
-export { HandlersFailedError } from '@churn-risk/core';

@@ -116,30 +116,6 @@ describe('the Redis store under the try protocol', () => {
     expect(reported).toEqual(['CRM down']);
   });
 
-  it('processes an alert stored by 0.1 (source-hash keys, BullMQ attempts): every handler runs', async () => {
-    const prefix = newPrefix();
-    const queue = queueOn(prefix);
-    const alert = makeAlert();
-    const id = `${String(alert.userId)}:${String(alert.triggeredAt)}`;
-    await queue.bullQueue.add(
-      'churn_risk_alert',
-      {
-        id,
-        alert: alert as never,
-        receivedAt: Date.now(),
-        succeeded: ['0123456789abcdef.0'],
-      },
-      { jobId: 'stored-by-0.1', attempts: 4, backoff: { type: 'churn-risk' } },
-    );
-    const ran: string[] = [];
-    const receiver = receiverOn(queue);
-    receiver.on('churn_risk_alert', () => void ran.push('a'), { id: 'a' });
-    receiver.on('churn_risk_alert', () => void ran.push('b'), { id: 'b' });
-    await receiver.drain({ timeoutMs: 10_000 });
-    expect(ran.sort()).toEqual(['a', 'b']);
-    expect(await queue.counts()).toMatchObject({ completed: 1, failed: 0 });
-  });
-
   it('refuses a Cluster connection whose prefix has no hash tag', () => {
     const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
     expect(() => createRedisQueue({ connection: cluster, prefix: 'churn-risk' })).toThrow(

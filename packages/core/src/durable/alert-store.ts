@@ -134,6 +134,12 @@ export interface AlertStore {
   health(): Promise<QueueHealth>;
   /** Alerts waiting for any taker: waiting and delayed. */
   depth(): Promise<number>;
+  /**
+   * Ends a `take` that waits for work, and takes nothing more, while the writes of alerts already
+   * taken still go through (core calls it from `close`, then waits for the running tries, then
+   * calls `close`). Only a store whose `take` waits needs it.
+   */
+  stopTaking?(): Promise<void>;
   /** Releases what the store opened (never a connection the user passed in). */
   close(): Promise<void>;
 }

@@ -187,8 +187,9 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
       this.#stopping = true;
       clearInterval(this.#reclaimTimer);
       this.#poke();
-      // The pump ends after its current take (a blocking store answers within its wait), and
-      // every try it started has stored its verdict before the store is closed.
+      // The pump ends after its current take (a store whose take waits for work ends the wait),
+      // and every try it started has stored its verdict before the store is closed.
+      await this.store.stopTaking?.();
       await this.#pump;
       await pollUntil(() => this.#running === 0);
       await this.store.close();
@@ -310,21 +311,24 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     token: string,
   ): ReturnType<typeof setInterval> {
     let lost = false;
-    const timer = setInterval(() => {
-      if (lost) return;
-      this.store.extend(taken.id, token, this.#leaseMs).then(
-        (kept) => {
-          if (kept || lost) return;
-          lost = true;
-          processor.logger.warn(
-            { id: taken.entry.id },
-            `churn-risk: the lease on alert ${taken.entry.id} was lost (another process may ` +
-              'take it over); this try will not be stored',
-          );
-        },
-        () => undefined, // the store is down: the verdict's write says so
-      );
-    }, Math.max(1, Math.floor(this.#leaseMs / 2)));
+    const timer = setInterval(
+      () => {
+        if (lost) return;
+        this.store.extend(taken.id, token, this.#leaseMs).then(
+          (kept) => {
+            if (kept || lost) return;
+            lost = true;
+            processor.logger.warn(
+              { id: taken.entry.id },
+              `churn-risk: the lease on alert ${taken.entry.id} was lost (another process may ` +
+                'take it over); this try will not be stored',
+            );
+          },
+          () => undefined, // the store is down: the verdict's write says so
+        );
+      },
+      Math.max(1, Math.floor(this.#leaseMs / 2)),
+    );
     return timer;
   }
 
@@ -342,7 +346,8 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     const write = (): Promise<boolean> => {
       if (verdict.outcome === 'completed') return this.store.complete(taken.id, token);
       const { error, succeeded } = verdict;
-      if (verdict.outcome === 'failed') return this.store.fail(taken.id, token, { error, succeeded });
+      if (verdict.outcome === 'failed')
+        return this.store.fail(taken.id, token, { error, succeeded });
       return this.store.scheduleRetry(taken.id, token, {
         delayMs: verdict.delayMs,
         succeeded,

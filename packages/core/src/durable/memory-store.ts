@@ -71,7 +71,10 @@ class MemoryAlertStore implements AlertStore {
     return job;
   }
 
-  async accept(entry: QueuedAlert, options: { dedupeTtlMs: number }): Promise<'accepted' | 'duplicate'> {
+  async accept(
+    entry: QueuedAlert,
+    options: { dedupeTtlMs: number },
+  ): Promise<'accepted' | 'duplicate'> {
     await this.#check();
     const now = this.#now();
     const held = this.#identities.get(entry.id);

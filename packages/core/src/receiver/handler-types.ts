@@ -41,4 +41,3 @@ export type ErrorHandler = (
   alert: ChurnRiskAlert,
   context: AlertContext,
 ) => unknown;
-

@@ -58,7 +58,9 @@ function checkQueue(options: ReceiverOptions, mode: 'async' | 'sync'): AlertQueu
     typeof shape.accept !== 'function' ||
     typeof shape.attach !== 'function'
   ) {
-    throw new TypeError('queue must be made by createMemoryQueue or createDurableQueue (an AlertQueue: attach, accept, consume, ...).');
+    throw new TypeError(
+      'queue must be made by createMemoryQueue or createDurableQueue (an AlertQueue: attach, accept, consume, ...).',
+    );
   }
   if (options.dedupe !== undefined || options.maxQueue !== undefined) {
     throw new TypeError(

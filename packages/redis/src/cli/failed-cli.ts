@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { parseArgs } from 'node:util';
 import { createRedisQueue, type RedisQueue } from '../redis-queue.js';
-import type { FailedAlert } from '../failed-alerts.js';
+import type { FailedAlert } from '@churn-risk/core';
 
 /** Where the CLI writes (the process's stdout and stderr, or a test's buffers). */
 export interface CliIo {

@@ -1,0 +1,536 @@
+import type { AlertStore, StoredAlert } from './durable/alert-store.js';
+import { createDurableQueue } from './durable/durable-queue.js';
+import { nap } from './durable/timing.js';
+import type { QueuedAlert } from './receiver/alert-queue.js';
+import { createReceiver } from './receiver/create-receiver.js';
+import type { AlertContext, Receiver } from './receiver/types.js';
+import { signPayload } from './signature/sign.js';
+
+/**
+ * The test functions `storeContract` registers its cases with: vitest's, jest's, mocha's or
+ * `node:test`'s `describe` and `it` all fit. The contract asserts on its own (it throws an `Error`
+ * that says what differs), so no `expect` is needed.
+ */
+export interface ContractTestApi {
+  /** Groups the contract's cases under `name` (the runner's `describe`). */
+  describe(name: string, fn: () => void): unknown;
+  /** `timeout` (ms) is passed as the third argument, as vitest, jest and bun take it. */
+  it(name: string, fn: () => Promise<void>, timeout?: number): unknown;
+}
+
+/** What `storeContract` runs against. */
+export interface StoreContractOptions {
+  /** The back end's name, in the suite's title. */
+  name: string;
+  /**
+   * A store instance for the case named `scope`. Every case makes two: instances made with the
+   * same `scope` must share their data, as two processes on one Redis or one database do; other
+   * scopes never see each other's alerts. The contract closes every store it made.
+   */
+  create(scope: string): AlertStore | Promise<AlertStore>;
+  /**
+   * A store whose back end does not answer (a Redis URL or a database port where nothing
+   * listens): its `health()` must say so.
+   */
+  unreachable(): AlertStore | Promise<AlertStore>;
+  /**
+   * The lease the cases take alerts with, in ms. A store whose lease length is fixed when it is
+   * made (BullMQ's `lockDuration`) must be made with it. Default 300.
+   */
+  leaseMs?: number;
+  /** Milliseconds each case may take. Default 30,000. */
+  timeoutMs?: number;
+}
+
+class ContractError extends Error {
+  override readonly name = 'StoreContractError';
+}
+
+function check(condition: boolean, message: string): void {
+  if (!condition) throw new ContractError(`storeContract: ${message}`);
+}
+const same = (actual: unknown, expected: unknown, what: string): void => {
+  const a = JSON.stringify(actual);
+  const b = JSON.stringify(expected);
+  check(a === b, `${what}: expected ${b}, got ${a}`);
+};
+
+const SECRET = 'whsec_store_contract';
+let sequence = 0;
+
+/** A fresh alert, as the receiver queues it. */
+function queuedAlert(): QueuedAlert {
+  sequence += 1;
+  const triggeredAt = new Date(Date.UTC(2026, 0, 1) + sequence * 1000).toISOString();
+  const userId = `contract_${String(sequence)}_${Math.random().toString(36).slice(2, 8)}`;
+  return {
+    id: `${userId}:${triggeredAt}`,
+    alert: {
+      event: 'churn_risk_alert',
+      userId,
+      score: 0.8,
+      tier: 'high',
+      signals: ['activity_drop'],
+      recommendation: 'Reach out.',
+      triggeredAt,
+    },
+    receivedAt: Date.now(),
+  };
+}
+
+/** A signed delivery of `alert` (default a fresh one), for `receiver.handle`. */
+function delivery(alert: QueuedAlert = queuedAlert()): {
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+} {
+  const body = JSON.stringify(alert.alert);
+  const { signature, timestamp } = signPayload({ body, secret: SECRET });
+  return {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-service-signature': signature,
+      'x-service-timestamp': timestamp,
+    },
+    body,
+  };
+}
+
+const sleep = (ms: number): Promise<void> => nap(ms).done;
+
+/** Asks `attempt` again every 25 ms until it gives a value, or fails the case after `ms`. */
+async function eventually<T>(
+  what: string,
+  ms: number,
+  attempt: () => Promise<T | undefined>,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await attempt();
+    if (value !== undefined) return value;
+    check(Date.now() < deadline, `${what}: not within ${String(ms)} ms`);
+    await sleep(25);
+  }
+}
+
+let tokens = 0;
+const token = (who: string): string => `${who}-${String(++tokens)}`;
+
+/**
+ * Registers the back-end contract of SPEC 17 as test cases: what every `AlertStore` must do so
+ * that core's `createDurableQueue` loses no alert and runs no handler twice. Every case runs two
+ * store instances on one back end (two processes). The store cases: atomic accept with dedupe,
+ * exclusive take, takeover of an expired lease, fenced writes, delays, the record of succeeded
+ * handlers across a failure and a retry, `retry` and `retryAll`, exact counts, health. Then the
+ * receiver cases: two receivers on one store, end to end.
+ *
+ * @example
+ * import { describe, it } from 'vitest';
+ * import { storeContract } from '@churn-risk/core/testing';
+ *
+ * storeContract({ describe, it }, {
+ *   name: 'postgres',
+ *   create: (scope) => createPostgresStore({ connection: url, schema: `contract_${scope}` }),
+ *   unreachable: () => createPostgresStore({ connection: 'postgres://127.0.0.1:1/none' }),
+ * });
+ */
+export function storeContract(test: ContractTestApi, options: StoreContractOptions): void {
+  const timeout = options.timeoutMs ?? 30_000;
+  const leaseMs = options.leaseMs ?? 300;
+  let scopes = 0;
+
+  interface Fixture {
+    a: AlertStore;
+    b: AlertStore;
+    scope: string;
+    /** Receivers made in the case (closed after it, with their queues and stores). */
+    receivers: Receiver[];
+  }
+  const run = (name: string, body: (fixture: Fixture) => Promise<void>): void => {
+    test.it(
+      name,
+      async () => {
+        const scope = `case${String(++scopes)}_${Date.now().toString(36)}`;
+        const a = await options.create(scope);
+        const b = await options.create(scope);
+        const fixture: Fixture = { a, b, scope, receivers: [] };
+        try {
+          await body(fixture);
+        } finally {
+          await Promise.all(fixture.receivers.map((r) => r.close({ timeoutMs: timeout })));
+          await Promise.allSettled([a.close(), b.close()]);
+        }
+      },
+      timeout,
+    );
+  };
+  /** Accepts `count` fresh alerts into `store`. */
+  const accepted = async (store: AlertStore, count: number): Promise<QueuedAlert[]> => {
+    const alerts = Array.from({ length: count }, queuedAlert);
+    for (const alert of alerts) {
+      same(await store.accept(alert, { dedupeTtlMs: 3_600_000 }), 'accepted', 'accept');
+    }
+    return alerts;
+  };
+  /** Takes from `store` until it hands something out. */
+  const takeOne = (store: AlertStore, who: string): Promise<StoredAlert & { token: string }> =>
+    eventually(`${who} takes an alert`, timeout / 2, async () => {
+      const t = token(who);
+      const taken = await store.take({ token: t, leaseMs });
+      return taken === undefined ? undefined : { ...taken, token: t };
+    });
+
+  test.describe(`storeContract: ${options.name}`, () => {
+    run('20 parallel accepts of one alert give exactly one "accepted"', async ({ a, b }) => {
+      const alert = queuedAlert();
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 === 0 ? a : b).accept(alert, { dedupeTtlMs: 3_600_000 }),
+        ),
+      );
+      same(answers.filter((x) => x === 'accepted').length, 1, 'accepted answers');
+      same(answers.filter((x) => x === 'duplicate').length, 19, 'duplicate answers');
+      same((await b.counts()).waiting, 1, 'alerts stored');
+    });
+
+    run('take is exclusive', async ({ a, b }) => {
+      const alerts = await accepted(a, 3);
+      const takes = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          (i % 2 === 0 ? a : b).take({ token: token(`t${String(i)}`), leaseMs: 60_000 }),
+        ),
+      );
+      const got = takes.filter((x): x is StoredAlert => x !== undefined).map((x) => x.entry.id);
+      same(got.length, 3, 'alerts handed out by 12 parallel takes of 3 alerts');
+      same(new Set(got).size, 3, 'distinct alerts handed out');
+      same([...got].sort(), alerts.map((x) => x.id).sort(), 'the alerts handed out');
+      const more = await a.take({ token: token('late'), leaseMs: 60_000 });
+      same(more, undefined, 'a take while all three are leased');
+    });
+
+    run('an expired lease is taken over, with a stall counted', async ({ a, b }) => {
+      const [alert] = await accepted(a, 1);
+      const first = await takeOne(a, 'a');
+      same(first.entry.id, alert?.id, 'the alert taken');
+      same([first.tries, first.stalls], [0, 0], 'tries and stalls at the first take');
+      same(await b.take({ token: token('b'), leaseMs }), undefined, 'a take while leased');
+      await sleep(leaseMs + 50);
+      const second = await eventually('the alert is taken over', timeout / 2, async () => {
+        await b.reclaimExpired({ maxStalls: 3 });
+        const t = token('b');
+        const taken = await b.take({ token: t, leaseMs });
+        return taken === undefined ? undefined : { ...taken, token: t };
+      });
+      same(second.entry.id, alert?.id, 'the alert taken over');
+      same(second.entry.alert, alert?.alert, 'the alert as accepted');
+      same([second.tries, second.stalls], [0, 1], 'tries and stalls after the takeover');
+    });
+
+    run('a write with a stale token is refused', async ({ a, b }) => {
+      await accepted(a, 1);
+      const first = await takeOne(a, 'a');
+      await sleep(leaseMs + 50);
+      const second = await eventually('the alert is taken over', timeout / 2, async () => {
+        await b.reclaimExpired({ maxStalls: 3 });
+        const t = token('b');
+        const taken = await b.take({ token: t, leaseMs: 60_000 });
+        return taken === undefined ? undefined : { ...taken, token: t };
+      });
+      const error = new Error('stale');
+      same(await a.extend(first.id, first.token, leaseMs), false, 'extend with the stale token');
+      same(await a.complete(first.id, first.token), false, 'complete with the stale token');
+      same(
+        await a.scheduleRetry(first.id, first.token, { delayMs: 0, succeeded: ['x'], error }),
+        false,
+        'scheduleRetry with the stale token',
+      );
+      same(
+        await a.fail(first.id, first.token, { error, succeeded: ['x'] }),
+        false,
+        'fail with the stale token',
+      );
+      same(await b.extend(second.id, second.token, 60_000), true, 'extend by the holder');
+      same(await b.complete(second.id, second.token), true, 'complete by the holder');
+      same(await a.complete(second.id, second.token), false, 'a second complete');
+      const counts = await a.counts();
+      same([counts.completed, counts.failed], [1, 0], 'completed and failed after the writes');
+    });
+
+    run('nothing is taken before its delay', async ({ a, b }) => {
+      await accepted(a, 1);
+      const first = await takeOne(a, 'a');
+      const delayMs = 1_000;
+      const scheduled = Date.now();
+      same(
+        await a.scheduleRetry(first.id, first.token, {
+          delayMs,
+          succeeded: [],
+          error: new Error('try 0'),
+        }),
+        true,
+        'scheduleRetry',
+      );
+      same((await b.counts()).delayed, 1, 'delayed alerts');
+      const again = await takeOne(b, 'b');
+      const waited = Date.now() - scheduled;
+      check(
+        waited >= delayMs - 20,
+        `the alert was taken ${String(waited)} ms after a ${String(delayMs)} ms delay`,
+      );
+      same(again.tries, 1, 'tries after one retry');
+    });
+
+    run(
+      'the succeeded record is kept across a failure and a retry; retry resets tries',
+      async ({ a, b }) => {
+        const [alert] = await accepted(a, 1);
+        const first = await takeOne(a, 'a');
+        const error = new Error('Handler b failed');
+        same(
+          await a.scheduleRetry(first.id, first.token, { delayMs: 0, succeeded: ['a'], error }),
+          true,
+          'scheduleRetry',
+        );
+        const second = await takeOne(b, 'b');
+        same([second.tries, second.succeeded], [1, ['a']], 'tries and record at the second take');
+        same(await b.fail(second.id, second.token, { error, succeeded: ['a', 'c'] }), true, 'fail');
+        const failed = await a.failed();
+        same(failed.length, 1, 'failed alerts');
+        same(
+          [failed[0]?.alertId, failed[0]?.succeededHandlers, failed[0]?.tries],
+          [alert?.id, ['a', 'c'], 2],
+          'the failed entry (identity, record, tries)',
+        );
+        check(/Handler b failed/.test(failed[0]?.error ?? ''), 'the failed entry keeps the error');
+        await b.retry(failed[0]?.id ?? '');
+        same((await a.failed()).length, 0, 'failed alerts after retry(id)');
+        const third = await takeOne(a, 'a');
+        same([third.tries, third.succeeded], [0, ['a', 'c']], 'tries and record after retry(id)');
+      },
+    );
+
+    run('retry(id) resets tries and stalls, by job id or alert identity', async ({ a, b }) => {
+      const [alert] = await accepted(a, 1);
+      let taken = await takeOne(a, 'a');
+      for (let tries = 1; tries < 3; tries++) {
+        await a.scheduleRetry(taken.id, taken.token, {
+          delayMs: 0,
+          succeeded: [],
+          error: new Error('x'),
+        });
+        taken = await takeOne(a, 'a');
+      }
+      same(taken.tries, 2, 'tries before the failure');
+      await a.fail(taken.id, taken.token, { error: new Error('x'), succeeded: [] });
+      let refused = false;
+      try {
+        await b.retry('no-such-alert');
+      } catch (error) {
+        refused = error instanceof TypeError;
+      }
+      check(refused, 'retry of an unknown id rejects with a TypeError');
+      await b.retry(alert?.id ?? '');
+      const again = await takeOne(b, 'b');
+      same([again.tries, again.stalls], [0, 0], 'tries and stalls after retry(identity)');
+    });
+
+    run(
+      'retryAll takes a snapshot: each failed alert once, even when it fails again at once',
+      async ({ a, b }) => {
+        await accepted(a, 3);
+        for (let i = 0; i < 3; i++) {
+          const taken = await takeOne(a, 'a');
+          await a.fail(taken.id, taken.token, { error: new Error('down'), succeeded: [] });
+        }
+        // B fails every alert again as soon as it is back, while A's retryAll runs.
+        let stop = false;
+        let refailed = 0;
+        const loop = (async () => {
+          while (!stop) {
+            const t = token('b');
+            const taken = await b.take({ token: t, leaseMs: 60_000 });
+            if (taken === undefined) {
+              await sleep(5);
+              continue;
+            }
+            refailed++;
+            await b.fail(taken.id, t, { error: new Error('down again'), succeeded: [] });
+          }
+        })();
+        let retried: number;
+        try {
+          retried = await Promise.race([
+            a.retryAll(),
+            sleep(timeout / 2).then(() => {
+              throw new ContractError('storeContract: retryAll did not finish');
+            }),
+          ]);
+          await eventually('the retried alerts are failed again', timeout / 4, async () =>
+            refailed >= 3 && (await a.counts()).failed === 3 ? true : undefined,
+          );
+          await sleep(200);
+        } finally {
+          stop = true;
+          await loop;
+        }
+        same(retried, 3, 'retryAll()');
+        same(refailed, 3, 'tries after retryAll');
+      },
+    );
+
+    run('counts are exact', async ({ a, b }) => {
+      await accepted(a, 5);
+      const error = new Error('x');
+      const one = await takeOne(a, 'a');
+      await a.complete(one.id, one.token);
+      const two = await takeOne(b, 'b');
+      await b.fail(two.id, two.token, { error, succeeded: [] });
+      const three = await takeOne(a, 'a');
+      await a.scheduleRetry(three.id, three.token, { delayMs: 600_000, succeeded: [], error });
+      await takeOne(b, 'b'); // stays active
+      const expected = { waiting: 1, active: 1, delayed: 1, failed: 1, completed: 1 };
+      same(await a.counts(), expected, 'counts from the first instance');
+      same(await b.counts(), expected, 'counts from the second instance');
+      same(await a.depth(), 2, 'depth (waiting and delayed)');
+    });
+
+    run('health() reports a store that is down', async ({ a }) => {
+      same((await a.health()).reachable, true, 'a live store');
+      const down = await options.unreachable();
+      try {
+        const health = await Promise.race([
+          down.health(),
+          sleep(timeout / 2).then(() => undefined),
+        ]);
+        check(health !== undefined, 'health() of a store that is down did not answer');
+        same(health?.reachable, false, 'a store whose back end does not answer');
+      } finally {
+        await Promise.allSettled([down.close()]);
+      }
+    });
+
+    // The receiver on top: two receivers (two processes) on one store, through createDurableQueue.
+    const receiverOn = (fixture: Fixture, store: AlertStore, retries = 0): Receiver => {
+      const queue = createDurableQueue(store, { leaseMs: 10_000, pollIntervalMs: 20 });
+      const receiver = createReceiver({
+        secret: SECRET,
+        queue,
+        retries: { retries, backoffMs: () => 5 },
+      });
+      fixture.receivers.push(receiver);
+      return receiver;
+    };
+
+    run(
+      'receivers: two concurrent deliveries of one alert run its handler once',
+      async (fixture) => {
+        const first = receiverOn(fixture, fixture.a);
+        const second = receiverOn(fixture, fixture.b);
+        const seen: [string, number][] = [];
+        for (const [name, receiver] of [
+          ['a', first],
+          ['b', second],
+        ] as const) {
+          receiver.on(
+            'churn_risk_alert',
+            (_alert, c: AlertContext) => void seen.push([name, c.attempt]),
+          );
+        }
+        const request = delivery();
+        const answers = await Promise.all([first.handle(request), second.handle(request)]);
+        same(
+          answers.map((x) => x.status),
+          [202, 202],
+          'the answers',
+        );
+        same(
+          answers.map((x) => x.body).sort(),
+          ['{"received":true,"duplicate":true}', '{"received":true}'],
+          'one accepted, one duplicate',
+        );
+        await first.drain({ timeoutMs: timeout });
+        await second.drain({ timeoutMs: timeout });
+        same(seen.length, 1, 'handler runs');
+        same(seen[0]?.[1], 0, 'the attempt');
+      },
+    );
+
+    run('receivers: retries only the failed handler, in either process', async (fixture) => {
+      const receivers = [receiverOn(fixture, fixture.a, 2), receiverOn(fixture, fixture.b, 2)];
+      const attempts: Record<string, number[]> = { ok: [], flaky: [] };
+      const errors: unknown[] = [];
+      for (const receiver of receivers) {
+        receiver.on('churn_risk_alert', (_a, c) => void attempts.ok?.push(c.attempt), { id: 'ok' });
+        receiver.on(
+          'churn_risk_alert',
+          (_a, c) => {
+            attempts.flaky?.push(c.attempt);
+            if (c.attempt < 2) throw new Error('not yet');
+          },
+          { id: 'flaky' },
+        );
+        receiver.onError((error) => void errors.push(error));
+      }
+      same((await receivers[0]?.handle(delivery()))?.status, 202, 'the answer');
+      for (const receiver of receivers) await receiver.drain({ timeoutMs: timeout });
+      same(attempts, { ok: [0], flaky: [0, 1, 2] }, 'the tries');
+      same(errors.length, 0, 'onError calls');
+    });
+
+    run(
+      'receivers: after the last try onError once per failed handler; retry(id) runs it again',
+      async (fixture) => {
+        const receivers = [receiverOn(fixture, fixture.a, 1), receiverOn(fixture, fixture.b, 1)];
+        let broken = true;
+        let crmRuns = 0;
+        let auditRuns = 0;
+        const reported: [string, number][] = [];
+        for (const receiver of receivers) {
+          receiver.on('churn_risk_alert', () => void auditRuns++, { id: 'audit' });
+          receiver.on(
+            'churn_risk_alert',
+            () => {
+              crmRuns++;
+              if (broken) throw new Error('CRM down');
+            },
+            { id: 'crm' },
+          );
+          receiver.onError((error, _alert, context) => {
+            reported.push([
+              error instanceof Error ? error.message : String(error),
+              context.attempt,
+            ]);
+          });
+        }
+        await receivers[1]?.handle(delivery());
+        for (const receiver of receivers) await receiver.drain({ timeoutMs: timeout });
+        same(reported, [['CRM down', 1]], 'onError calls');
+        const failed = await fixture.a.failed();
+        same(failed.length, 1, 'failed alerts');
+        check(
+          /crm/.test(failed[0]?.error ?? ''),
+          `the failed entry names the handler: ${failed[0]?.error ?? ''}`,
+        );
+        broken = false;
+        await fixture.b.retry(failed[0]?.id ?? '');
+        for (const receiver of receivers) await receiver.drain({ timeoutMs: timeout });
+        same([crmRuns, auditRuns], [3, 1], 'crm and audit runs after retry(id)');
+        same((await fixture.a.failed()).length, 0, 'failed alerts after the retry');
+      },
+    );
+
+    run('receivers: health, and 503 CLOSED after close', async (fixture) => {
+      const receiver = receiverOn(fixture, fixture.a);
+      receiver.on('churn_risk_alert', () => undefined);
+      const health = await receiver.health();
+      same([health.ok, health.queue?.reachable], [true, true], 'health');
+      await receiver.close({ timeoutMs: timeout });
+      const answer = await receiver.handle(delivery());
+      same(answer.status, 503, 'the status after close');
+      const body = JSON.parse(answer.body) as { error?: { code?: string } };
+      same(body.error?.code, 'CLOSED', 'the code after close');
+      check(answer.headers['retry-after'] !== undefined, 'Retry-After is set');
+    });
+  });
+}
