@@ -1,0 +1,223 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AlertStalledError,
+  createDurableQueue,
+  createMemoryStore,
+  createReceiver,
+  type AlertStore,
+  type DurableQueueOptions,
+  type Logger,
+  type Receiver,
+} from '@churn-risk/core';
+import { createTestDelivery } from '@churn-risk/core/testing';
+
+// The durable runner (SPEC 17) over the reference store: leases, verdict writes, stalls, outages.
+
+const SECRET = 'whsec_durable_runner';
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function request(userId = `user_${Math.random().toString(36).slice(2)}`): {
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+} {
+  const { headers, body } = createTestDelivery({ userId }, { secret: SECRET });
+  return { method: 'POST', headers, body };
+}
+
+/** A logger that keeps its lines. */
+function recordingLogger(): Logger & { lines: [string, string][] } {
+  const lines: [string, string][] = [];
+  const at =
+    (level: string) =>
+    (_fields: Record<string, unknown>, message: string): void => {
+      lines.push([level, message]);
+    };
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+function receiverOn(
+  store: AlertStore,
+  options: DurableQueueOptions & { retries?: number; logger?: Logger } = {},
+): Receiver {
+  const { retries = 0, logger, ...queueOptions } = options;
+  return createReceiver({
+    secret: SECRET,
+    queue: createDurableQueue(store, { pollIntervalMs: 10, ...queueOptions }),
+    retries: { retries, backoffMs: () => 5 },
+    ...(logger === undefined ? {} : { logger }),
+  });
+}
+
+/** `inner`, with `extend` replaced (a process whose renewals no longer reach the store). */
+function withExtend(inner: AlertStore, extend: AlertStore['extend']): AlertStore {
+  return new Proxy(inner, {
+    get(target, key) {
+      if (key === 'extend') return extend;
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+    },
+  });
+}
+
+describe('createDurableQueue', () => {
+  it('renews the lease while a handler runs longer than it: no other process takes the alert', async () => {
+    const store = createMemoryStore();
+    let runs = 0;
+    const [a, b] = [
+      receiverOn(store, { leaseMs: 150, reclaimIntervalMs: 20 }),
+      receiverOn(store, { leaseMs: 150, reclaimIntervalMs: 20 }),
+    ];
+    for (const receiver of [a, b]) {
+      receiver.on('churn_risk_alert', async () => {
+        runs++;
+        await sleep(600);
+      });
+    }
+    expect((await a.handle(request())).status).toBe(202);
+    await a.drain({ timeoutMs: 5_000 });
+    await b.drain({ timeoutMs: 5_000 });
+    expect(runs).toBe(1);
+    expect(await store.counts()).toMatchObject({ completed: 1, waiting: 0, active: 0 });
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('calls onError once when the lease is lost during the last try: only the write that went through reports', async () => {
+    const store = createMemoryStore();
+    const reported: string[] = [];
+    const logger = recordingLogger();
+    // A's renewals are refused (its process stalled), so B takes the alert over meanwhile.
+    const a = receiverOn(
+      withExtend(store, () => Promise.resolve(false)),
+      { leaseMs: 120, reclaimIntervalMs: 20, logger },
+    );
+    const b = receiverOn(store, { leaseMs: 5_000, reclaimIntervalMs: 20 });
+    a.on('churn_risk_alert', async () => {
+      await sleep(500);
+      throw new Error('A: CRM down');
+    });
+    a.onError((error) => void reported.push(`a: ${(error as Error).message}`));
+    b.onError((error) => void reported.push(`b: ${(error as Error).message}`));
+    await a.handle(request());
+    await sleep(60); // A has taken it
+    b.on('churn_risk_alert', () => {
+      throw new Error('B: CRM down');
+    });
+    await a.drain({ timeoutMs: 5_000 });
+    await b.drain({ timeoutMs: 5_000 });
+    await sleep(100);
+    expect(reported).toEqual(['b: B: CRM down']);
+    expect(await store.failed()).toHaveLength(1);
+    expect(
+      logger.lines.some(([level, line]) => level === 'warn' && /was not stored/.test(line)),
+    ).toBe(true);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('fails an alert whose takers died more than maxStalls times, onError once, without running it', async () => {
+    const store = createMemoryStore();
+    const accepted = await store.accept(
+      {
+        id: 'user_poison:2026-11-01T00:00:00.000Z',
+        alert: {
+          event: 'churn_risk_alert',
+          userId: 'user_poison',
+          score: 0.9,
+          tier: 'high',
+          signals: [],
+          recommendation: 'r',
+          triggeredAt: '2026-11-01T00:00:00.000Z',
+        },
+        receivedAt: Date.now(),
+      },
+      { dedupeTtlMs: 60_000 },
+    );
+    expect(accepted).toBe('accepted');
+    for (let death = 0; death < 2; death++) {
+      expect(await store.take({ token: `dead-${String(death)}`, leaseMs: 10 })).toBeDefined();
+      await sleep(20);
+      expect(await store.reclaimExpired({ maxStalls: 1 })).toBe(1);
+    }
+    const receiver = receiverOn(store, { maxStalls: 1 });
+    const errors: unknown[] = [];
+    let runs = 0;
+    receiver.on('churn_risk_alert', () => void runs++);
+    receiver.onError((error) => void errors.push(error));
+    await receiver.drain({ timeoutMs: 5_000 });
+    expect(runs).toBe(0);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(AlertStalledError);
+    const [failed] = await store.failed();
+    expect(failed?.error).toMatch(/stalled/);
+    await receiver.close();
+  });
+
+  it('stores a verdict once the store answers again, and logs the outage once', async () => {
+    let up = true;
+    const store = createMemoryStore({ available: () => up });
+    const logger = recordingLogger();
+    const receiver = receiverOn(store, { logger });
+    let runs = 0;
+    receiver.on('churn_risk_alert', () => {
+      runs++;
+      up = false; // the store goes down during the try
+      setTimeout(() => {
+        up = true;
+      }, 400);
+    });
+    await receiver.handle(request());
+    await sleep(300);
+    expect(up).toBe(false);
+    await receiver.drain({ timeoutMs: 5_000 });
+    expect(runs).toBe(1);
+    expect(await store.counts()).toMatchObject({ completed: 1, active: 0 });
+    const outages = logger.lines.filter(([, line]) => /does not answer/.test(line));
+    expect(outages).toHaveLength(1);
+    expect(logger.lines.some(([, line]) => /answers again/.test(line))).toBe(true);
+    await receiver.close();
+  });
+
+  it('answers 503 OVERLOADED when the store does not record the alert within enqueueTimeoutMs', async () => {
+    const store = createMemoryStore();
+    const hanging = new Proxy(store, {
+      get(target, key) {
+        if (key === 'accept') return () => new Promise(() => undefined);
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      },
+    });
+    const receiver = receiverOn(hanging, { enqueueTimeoutMs: 50 });
+    const answer = await receiver.handle(request());
+    expect(answer.status).toBe(503);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'OVERLOADED' } });
+    await receiver.close();
+  });
+
+  it('close() waits for the running try and stores its verdict, then takes nothing more', async () => {
+    const store = createMemoryStore();
+    const receiver = receiverOn(store);
+    let finished = false;
+    receiver.on('churn_risk_alert', async () => {
+      await sleep(200);
+      finished = true;
+    });
+    await receiver.handle(request());
+    await sleep(50);
+    await receiver.close({ timeoutMs: 5_000 });
+    expect(finished).toBe(true);
+    expect(await store.counts()).toMatchObject({ completed: 1, active: 0 });
+    const late = createTestDelivery({ userId: 'user_late' }, { secret: SECRET }).alert;
+    await store.accept(
+      { id: `${late.userId}:${late.triggeredAt}`, alert: late, receivedAt: Date.now() },
+      { dedupeTtlMs: 1000 },
+    );
+    await sleep(50);
+    expect((await store.counts()).waiting).toBe(1); // nobody took it after close
+  });
+
+  it('checks its options', () => {
+    const store = createMemoryStore();
+    expect(() => createDurableQueue(store, { leaseMs: 0 })).toThrow(TypeError);
+    expect(() => createDurableQueue(store, { maxStalls: -1 })).toThrow(/maxStalls/);
+  });
+});
