@@ -33,12 +33,11 @@ export {
   churnRiskAlertSchema,
   riskTierSchema,
   eventSchemas,
-  alertIdentity,
   type ChurnRiskAlert,
   type WebhookEventMap,
   type WebhookEventName,
 } from './payload/alert-schema.js';
-export { parseEvent, type ParsedEvent } from './payload/parse-event.js';
+export { alertIdentity, parseEvent, type ParsedEvent } from './payload/parse-event.js';
 export * as wire from './wire/schemas.js';
 export * from './receiver/index.js';
 export type {

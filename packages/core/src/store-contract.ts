@@ -344,10 +344,10 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
           await a.fail(taken.id, taken.token, { error: new Error('down'), succeeded: [] });
         }
         // B fails every alert again as soon as it is back, while A's retryAll runs.
-        let stop = false;
+        const state = { stop: false };
         let refailed = 0;
         const loop = (async () => {
-          while (!stop) {
+          while (!state.stop) {
             const t = token('b');
             const taken = await b.take({ token: t, leaseMs: 60_000 });
             if (taken === undefined) {
@@ -371,7 +371,7 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
           );
           await sleep(200);
         } finally {
-          stop = true;
+          state.stop = true;
           await loop;
         }
         same(retried, 3, 'retryAll()');
@@ -487,7 +487,13 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
         let auditRuns = 0;
         const reported: [string, number][] = [];
         for (const receiver of receivers) {
-          receiver.on('churn_risk_alert', () => void auditRuns++, { id: 'audit' });
+          receiver.on(
+            'churn_risk_alert',
+            () => {
+              auditRuns++;
+            },
+            { id: 'audit' },
+          );
           receiver.on(
             'churn_risk_alert',
             () => {

@@ -18,7 +18,7 @@ export {
 } from './store-contract.js';
 import type { Secret } from './signature/secrets.js';
 import { signPayload } from './signature/sign.js';
-import type { SignedContent } from './signature/signed-content.js';
+import type { SignedContent } from './signature/verify.js';
 
 /**
  * A realistic `churn_risk_alert`, with `overrides` applied (not validated, so that tests can build

@@ -84,7 +84,9 @@ class BullMqAlertStore implements RedisAlertStore {
 
   async take(options: { token: string; leaseMs: number }): Promise<StoredAlert | undefined> {
     if (this.#closed !== undefined) return undefined;
-    const fetched = await this.#fetcher().getNextJob(options.token, { block: true });
+    // Typed as always a job; BullMQ answers undefined when nothing is due.
+    const fetched = (await this.#fetcher().getNextJob(options.token, { block: true })) as
+      Job<AlertJobData> | undefined;
     if (fetched === undefined) return undefined;
     // Bound to the queue's connection, so that its verdict is written after the fetcher stopped.
     const job = Job.fromJSON<AlertJobData>(this.bullQueue, fetched.asJSON(), fetched.id);

@@ -141,7 +141,9 @@ describe('createDurableQueue', () => {
     const receiver = receiverOn(store, { maxStalls: 1 });
     const errors: unknown[] = [];
     let runs = 0;
-    receiver.on('churn_risk_alert', () => void runs++);
+    receiver.on('churn_risk_alert', () => {
+      runs++;
+    });
     receiver.onError((error) => void errors.push(error));
     await receiver.drain({ timeoutMs: 5_000 });
     expect(runs).toBe(0);

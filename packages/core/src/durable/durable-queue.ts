@@ -243,6 +243,11 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     return this.store.counts();
   }
 
+  /** Whether `close` was called (read through a call: it changes during the pump's awaits). */
+  #halted(): boolean {
+    return this.#stopping;
+  }
+
   /** Ends the pump's current wait: an alert may be due, or a slot is free. */
   #poke(): void {
     const wake = this.#waiting;
@@ -270,14 +275,14 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
         taken = await this.store.take({ token, leaseMs: this.#leaseMs });
         this.#storeUp(processor);
       } catch (error) {
-        if (this.#stopping) break;
+        if (this.#halted()) break;
         this.#storeFailed(processor, error);
         await this.#wait(STORE_BACKOFF_MS);
         continue;
       }
       // Taken while stopping: it runs all the same (close waits for it), cheaper than a stall.
       if (taken !== undefined) void this.#run(processor, taken, token);
-      else if (!this.#stopping && Date.now() - started < INSTANT_MS) {
+      else if (!this.#halted() && Date.now() - started < INSTANT_MS) {
         await this.#wait(this.#pollIntervalMs);
       }
     }
@@ -390,7 +395,7 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
       this.#storeUp(processor);
       if (reclaimed > 0) this.#poke();
     } catch (error) {
-      if (!this.#stopping) this.#storeFailed(processor, error);
+      if (!this.#halted()) this.#storeFailed(processor, error);
     } finally {
       this.#reclaiming = false;
     }

@@ -33,8 +33,3 @@ export interface WebhookEventMap {
 
 /** A webhook event name. */
 export type WebhookEventName = keyof WebhookEventMap;
-
-/** The identity of an alert: a retried delivery carries the same payload, hence the same id. */
-export function alertIdentity(alert: Pick<ChurnRiskAlert, 'userId' | 'triggeredAt'>): string {
-  return `${alert.userId}:${alert.triggeredAt}`;
-}

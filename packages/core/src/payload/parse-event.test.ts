@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isWebhookVerificationError } from '../errors/webhook-verification-error.js';
-import { alertIdentity, churnRiskAlertSchema } from './alert-schema.js';
-import { parseEvent } from './parse-event.js';
+import { churnRiskAlertSchema } from './alert-schema.js';
+import { alertIdentity, parseEvent } from './parse-event.js';
 
 const ALERT = {
   event: 'churn_risk_alert',

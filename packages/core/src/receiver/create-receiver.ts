@@ -7,10 +7,11 @@ import { WebhookVerificationError } from '../errors/webhook-verification-error.j
 import { ReceiverObserver, type RejectedListener } from '../observability/receiver-observer.js';
 import type { ReceiverTelemetry } from '../observability/telemetry.js';
 import { toTraceCarrier } from '../observability/trace-carrier.js';
-import { alertIdentity, eventSchemas, type WebhookEventMap } from '../payload/alert-schema.js';
-import { parseEvent } from '../payload/parse-event.js';
+import { eventSchemas, type WebhookEventMap } from '../payload/alert-schema.js';
+import { alertIdentity, parseEvent } from '../payload/parse-event.js';
 import { toBytes } from '../signature/bytes.js';
 import { createReceiverVerifier, type ReceiverVerifier } from '../signature/receiver-verifier.js';
+import { getHeader } from '../signature/verify.js';
 import type {
   AcceptOptions,
   AcceptResult,
@@ -18,9 +19,8 @@ import type {
   AlertQueue,
   QueuedAlert,
 } from './alert-queue.js';
-import { HandlerRegistry } from './handler-registry.js';
+import { HandlerRegistry } from './try-protocol.js';
 import { waitForQueue } from './drain.js';
-import { getHeader } from './get-header.js';
 import type { HandlerOptions } from './handler-types.js';
 import { receiverHealth } from './health.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
@@ -38,7 +38,7 @@ import type {
   ReceiverStats,
   WaitUntil,
 } from './types.js';
-import { isThenable } from '../util/is-thenable.js';
+import { isThenable } from './work-queue.js';
 
 const refuseClosed = (): never => {
   throw new ReceiverUnavailableError('CLOSED', 'The receiver is shutting down; retry later.');
@@ -328,7 +328,8 @@ class WebhookReceiver implements Receiver {
     if (result === 'duplicate') return this.#duplicate(id);
     if (result === 'full') return refuseFull();
     this.#counts.accepted++;
-    this.#observer.accepted(id);
+    // Without a logger the observer has nothing to say: not even a call on the usual path.
+    if (this.#observer.verbose) this.#observer.accepted(id);
     if (this.#config.mode === 'async') return acceptedResult(result.done);
     return this.#settleSync(id, result);
   }

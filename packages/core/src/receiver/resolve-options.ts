@@ -1,4 +1,4 @@
-import type { SignedContent } from '../signature/signed-content.js';
+import type { SignedContent } from '../signature/verify.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../signature/verify.js';
 import { secretKeys } from '../signature/secrets.js';
 import type { AlertQueue } from './alert-queue.js';

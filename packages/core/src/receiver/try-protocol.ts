@@ -4,11 +4,20 @@ import {
   HandlersFailedError,
   type FailedHandler,
 } from '../errors/handlers-failed-error.js';
+import type { Logger } from '../observability/logger.js';
 import type { ReceiverObserver } from '../observability/receiver-observer.js';
+import { fromTraceCarrier } from '../observability/trace-carrier.js';
 import type { ReceiverTelemetry, TryRecord } from '../observability/telemetry.js';
 import type { ChurnRiskAlert } from '../payload/alert-schema.js';
-import { isThenable } from '../util/is-thenable.js';
-import type { AlertContext, ErrorHandler, HandlerRegistration } from './handler-types.js';
+import { isThenable } from './work-queue.js';
+import type { AlertProcessor, QueuedAlert } from './alert-queue.js';
+import type {
+  AlertContext,
+  AnyHandler,
+  ErrorHandler,
+  HandlerOptions,
+  HandlerRegistration,
+} from './handler-types.js';
 
 // The try protocol (SPEC 13 and 17), the one for every queue. A try runs the alert's handlers that
 // have not succeeded for it, side by side, and gives a verdict: `completed`, `retry` after the
@@ -271,6 +280,117 @@ export async function runStoredTry(
   const applied = await apply(verdict);
   if (applied && verdict.outcome === 'failed') {
     await reportFailures(input, stored.tries, verdict.failures);
+  }
+}
+
+/** An example for the messages below. */
+const EXAMPLE = "receiver.on('churn_risk_alert', handler, { id: 'crm-task' })";
+
+/**
+ * Checks a registration against the handlers already registered and returns it: the refusals of
+ * SPEC 13 (an id that is not a non-empty string, a repeated id, a handler without an id next to
+ * another one on a durable queue) are `TypeError`s.
+ */
+function registration(
+  existing: readonly HandlerRegistration[],
+  handler: AnyHandler,
+  options: HandlerOptions | undefined,
+  durableQueue: string | undefined,
+): HandlerRegistration {
+  if (options !== undefined && (typeof options !== 'object' || (options as unknown) === null)) {
+    throw new TypeError('The options of on() must be an object, such as { id: "crm-task" }.');
+  }
+  const id = options?.id;
+  if (id !== undefined && (typeof id !== 'string' || id.trim() === '')) {
+    throw new TypeError(`A handler id must be a non-empty string, as in ${EXAMPLE}.`);
+  }
+  if (id !== undefined && existing.some((entry) => entry.id === id)) {
+    throw new TypeError(`A handler with the id "${id}" is already registered: ids must be unique.`);
+  }
+  if (durableQueue !== undefined && existing.length > 0) {
+    const unnamed = id === undefined || existing.some((entry) => entry.id === undefined);
+    if (unnamed) {
+      throw new TypeError(
+        `With a durable queue (${durableQueue}) and two or more handlers, every handler needs an ` +
+          `id, the name under which the queue records that it succeeded for an alert: ${EXAMPLE}.`,
+      );
+    }
+  }
+  return { handler, id };
+}
+
+/**
+ * The receiver's handlers, `onError` handlers and retry policy, as a queue sees them
+ * (`AlertProcessor`). The lists are replaced, never mutated, when handlers are added or removed:
+ * an alert being processed keeps the lists it started with, without a copy per alert.
+ */
+export class HandlerRegistry implements AlertProcessor {
+  handlers: readonly HandlerRegistration[] = [];
+  errorHandlers: readonly ErrorHandler[] = [];
+  readonly concurrency: number;
+  readonly #retry: RetryPolicy;
+  readonly #counts: { failed: number };
+  readonly #observer: ReceiverObserver;
+  /** The durable queue's kind (handler ids are then required next to another handler). */
+  readonly #durableQueue: string | undefined;
+
+  /**
+   * `counts.failed` goes up by one for each handler that failed after its retries; `observer`
+   * logs failures and traces each try. `durableQueue` names a queue that stores alerts outside
+   * this process (`undefined` for an in-process queue).
+   */
+  constructor(
+    concurrency: number,
+    retry: RetryPolicy,
+    counts: { failed: number },
+    observer: ReceiverObserver,
+    durableQueue: string | undefined,
+  ) {
+    this.concurrency = concurrency;
+    this.#retry = retry;
+    this.#counts = counts;
+    this.#observer = observer;
+    this.#durableQueue = durableQueue;
+  }
+
+  /** Registers `handler`; a `TypeError` for the refusals of SPEC 13. */
+  add(handler: AnyHandler, options: HandlerOptions | undefined): void {
+    const entry = registration(this.handlers, handler, options, this.#durableQueue);
+    this.handlers = [...this.handlers, entry];
+  }
+
+  /** Removes the last registration of `handler`. */
+  remove(handler: AnyHandler): void {
+    let index = this.handlers.length - 1;
+    while (index >= 0 && this.handlers[index]?.handler !== handler) index--;
+    if (index >= 0) this.handlers = this.handlers.toSpliced(index, 1);
+  }
+
+  get logger(): Logger {
+    return this.#observer.logger;
+  }
+
+  addErrorHandler(handler: ErrorHandler): void {
+    this.errorHandlers = [...this.errorHandlers, handler];
+  }
+
+  input(entry: QueuedAlert): TryInput {
+    const { telemetry } = this.#observer;
+    return {
+      alert: entry.alert,
+      id: entry.id,
+      receivedAt: entry.receivedAt,
+      handlers: this.handlers,
+      errorHandlers: this.errorHandlers,
+      retry: this.#retry,
+      counts: this.#counts,
+      observer: this.#observer,
+      telemetry,
+      link:
+        telemetry === undefined || entry.traceContext === undefined
+          ? undefined
+          : fromTraceCarrier(entry.traceContext),
+    };
   }
 }
 

@@ -13,7 +13,7 @@ export type {
   HandlerOptions,
   HandlerRegistration,
 } from './handler-types.js';
-import type { SignedContent } from '../signature/signed-content.js';
+import type { HeadersInput as WireHeaders, SignedContent } from '../signature/verify.js';
 
 /**
  * Where the receiver remembers the alert identities it has accepted, so that a redelivered alert
@@ -105,7 +105,7 @@ export interface ReceiverOptions {
 }
 
 /** Request headers as frameworks hand them over: a Web `Headers` or a plain record. */
-export type HeadersInput = Headers | Record<string, string | readonly string[] | undefined>;
+export type HeadersInput = WireHeaders;
 
 /** A framework-free request: what an adapter hands to `receiver.handle`. */
 export interface ReceiverRequest {

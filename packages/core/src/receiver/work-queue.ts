@@ -1,5 +1,3 @@
-import { isThenable } from '../util/is-thenable.js';
-
 /**
  * A unit of work for the queue. The two flags belong to the queue (a job starts with both false);
  * keeping them on the job spares the queue an object per job.
@@ -63,6 +61,15 @@ function later(fn: () => void): void {
     }
   }
   realSetTimeout(fn, 0);
+}
+
+/** True for a promise or any other thenable (what `await` would wait for). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from './bytes.js';
-import { constantTimeEqual, constantTimeEqualLatin1 } from './constant-time-equal.js';
+import { constantTimeEqual, constantTimeEqualLatin1 } from './bytes.js';
 import { backend as nodeBackend } from './hmac-node.js';
 import { backend as webBackend } from './hmac-web.js';
 

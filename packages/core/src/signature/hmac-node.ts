@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
-import { constantTimeEqualLatin1 } from './constant-time-equal.js';
+import { constantTimeEqualLatin1 } from './bytes.js';
 import type { HmacBackend, HmacPart } from './hmac-backend.js';
 
 // A KeyObject spares OpenSSL the key's preparation on every HMAC; keys are long-lived (one per

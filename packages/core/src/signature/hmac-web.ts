@@ -1,7 +1,7 @@
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { HmacBackend, HmacPart } from './hmac-backend.js';
-import { constantTimeEqual } from './constant-time-equal.js';
+import { constantTimeEqual } from './bytes.js';
 
 const encoder = new TextEncoder();
 

@@ -8,7 +8,7 @@ export {
   type DeliveryToVerify,
   type Verifier,
 } from './verify.js';
-export type { SignedContent } from './signed-content.js';
+export type { SignedContent } from './verify.js';
 export type { Secret } from './secrets.js';
 export type { RawBody } from './bytes.js';
-export type { HeaderValue } from './parse-headers.js';
+export type { HeaderValue } from './verify.js';

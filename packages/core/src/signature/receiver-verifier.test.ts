@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isWebhookVerificationError } from '../errors/webhook-verification-error.js';
 import { backend as nodeBackend } from './hmac-node.js';
 import { backend as webBackend } from './hmac-web.js';
-import { signedBytes } from './signed-content.js';
+import { signedBytes } from './verify.js';
 import { createVerifier, type DeliveryToVerify, type VerifierOptions } from './verify.js';
 
 type ReceiverVerifierModule = typeof import('./receiver-verifier.js');

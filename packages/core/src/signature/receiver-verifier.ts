@@ -1,8 +1,8 @@
 import { backend } from '#hmac';
 import { toBytes } from './bytes.js';
 import type { HmacBackend } from './hmac-backend.js';
-import { headerText, parseSignatureHeader, parseTimestampHeader } from './parse-headers.js';
-import { signedBytes } from './signed-content.js';
+import { headerText, parseSignatureHeader, parseTimestampHeader } from './verify.js';
+import { signedBytes } from './verify.js';
 import {
   createVerifier,
   outOfTolerance,

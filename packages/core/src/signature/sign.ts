@@ -1,7 +1,7 @@
 import { backend } from '#hmac';
 import { toHex, toHmacPart, type RawBody } from './bytes.js';
 import { secretKeys, type Secret } from './secrets.js';
-import { signedParts, type SignedContent } from './signed-content.js';
+import { signedParts, type SignedContent } from './verify.js';
 
 /** Options of `signPayload`. */
 export interface SignPayloadOptions {

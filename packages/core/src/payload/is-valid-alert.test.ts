@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { churnRiskAlertSchema } from './alert-schema.js';
-import { isValidAlert } from './fast-check-alert.js';
+import { isValidAlert } from './parse-event.js';
 import { parseEvent } from './parse-event.js';
 
 const valid = {

@@ -6,7 +6,7 @@ import {
   MAX_SIGNATURES,
   parseSignatureHeader,
   parseTimestampHeader,
-} from './parse-headers.js';
+} from './verify.js';
 
 const HEX = 'a1'.repeat(32);
 const HEX2 = '0f'.repeat(32);

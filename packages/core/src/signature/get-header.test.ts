@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getHeader } from './get-header.js';
+import { getHeader } from './verify.js';
 
 describe('getHeader', () => {
   it('finds a header by its lower-case name under any case', () => {
