@@ -56,7 +56,7 @@ afterAll(async () => {
 
 describe('churn-risk deliveries, replay, trigger --set, sandbox --clock', () => {
   it('each command has --help; a bad flag or value is exit 2 with a message naming it', async () => {
-    for (const command of ['deliveries', 'replay', 'trigger', 'sandbox']) {
+    for (const command of ['deliveries', 'replay', 'test-alert', 'trigger', 'sandbox']) {
       const help = await run([command, '--help']);
       expect(help.code).toBe(0);
       expect(help.out).toMatch(new RegExp(`Usage: churn-risk ${command}`));
@@ -72,6 +72,16 @@ describe('churn-risk deliveries, replay, trigger --set, sandbox --clock', () => 
       [['deliveries', '--url', sandbox.url], /--api-key is required/],
       [['replay', ...connection], /the delivery id is required/],
       [['replay', 'a', 'b', ...connection], /Unexpected argument "b"/],
+      [['test-alert', ...connection], /the user id is required/],
+      [['test-alert', 'a', 'b', ...connection], /Unexpected argument "b"/],
+      [
+        ['test-alert', 'a', '--url', 'http://me:hunter2@127.0.0.1:4010', '--api-key', 'k'],
+        /--url must not contain a user name or password\.\n/,
+      ],
+      [
+        ['trigger', '--url', 'http://me:hunter2@127.0.0.1:9/x', '--secret', 's'],
+        /--url must not contain a user name or password\.\n/,
+      ],
       [
         ['trigger', '--url', receiver.url, '--secret', 's', '--set', 'score'],
         /--set takes field=value/,
@@ -85,6 +95,7 @@ describe('churn-risk deliveries, replay, trigger --set, sandbox --clock', () => 
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.err).toMatch(message);
       expect(result.err).toMatch(new RegExp(`churn-risk ${args[0]} --help`));
+      expect(result.err).not.toContain('hunter2');
     }
   });
 

@@ -1,44 +1,7 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { ChurnRiskClient, churnRiskAlertSchema, verifySignature } from '@churn-risk/core';
 import { describe, expect, it } from 'vitest';
+import { runCli } from './helpers/spawn-cli.js';
 import { startReceiver } from './helpers/webhook-receiver.js';
-
-const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI from source; `onStdout` may stop it (it gets the child) once some output appeared. */
-function runCli(args: string[], onStdout?: (text: string, stop: () => void) => void): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@churn-risk/source', '--import', 'tsx', CLI, ...args],
-      {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      onStdout?.(stdout, () => child.kill('SIGINT'));
-    });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 // Each spawn starts tsx (a second or two); commands run in parallel where they can.
 describe('churn-risk CLI', { timeout: 60_000 }, () => {
@@ -72,7 +35,7 @@ describe('churn-risk CLI', { timeout: 60_000 }, () => {
     expect(unknownFlag.stderr).toMatch(/Unknown option '--prot'/);
     expect(unknownFlag.stderr).toMatch(/churn-risk sandbox --help/);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/--secret are required/);
+    expect(missing.stderr).toMatch(/--secret is required \(or set CHURN_RISK_WEBHOOK_SECRET\)/);
     expect(badScore.code).toBe(2);
     expect(unknownCommand.code).toBe(2);
     expect(unknownCommand.stderr).toMatch(/unknown command "serve"/);

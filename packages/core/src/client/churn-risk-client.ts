@@ -42,15 +42,25 @@ import { parseInput, validationError } from './validate-input.js';
  * The churn-risk API client, SPEC section 5. Every method validates its input before sending
  * (a `VALIDATION_ERROR` means nothing was sent), retries transient failures, validates the answer
  * and rejects with a `ServiceError`. Every method takes `{ signal }`.
+ *
+ * @example
+ * // CHURN_RISK_API_KEY (and optionally CHURN_RISK_BASE_URL) set in the environment:
+ * const client = new ChurnRiskClient();
+ * // or explicitly, which wins over the environment:
+ * const sandbox = new ChurnRiskClient({ apiKey: 'sk_test_...', baseUrl: 'http://127.0.0.1:4010' });
  */
 export class ChurnRiskClient {
   readonly #options: ResolvedClientOptions;
 
   /**
-   * @param options see `ClientOptions`; a bad option throws a `VALIDATION_ERROR`.
+   * @param options see `ClientOptions`. Where `process.env` exists, a missing `apiKey` comes from
+   * `CHURN_RISK_API_KEY`, and a missing `baseUrl` (when `env` is not given either) from
+   * `CHURN_RISK_BASE_URL`; an option given wins over the variable. A bad option, or no API key
+   * from either, throws a `ServiceError` with code `VALIDATION_ERROR` whose message names the
+   * option or variable (never its value).
    * @param internals clock, randomness and sleep of the retry loop, for tests only (not a stable API).
    */
-  constructor(options: ClientOptions, internals?: ClientInternals) {
+  constructor(options: ClientOptions = {}, internals?: ClientInternals) {
     this.#options = resolveClientOptions(options, internals);
   }
 

@@ -7,6 +7,7 @@ import {
   type LogLevel,
   type LogThreshold,
 } from '../observability/logger.js';
+import { readEnvVar } from './env.js';
 import { validationError } from './validate-input.js';
 
 /** The environment variable that sets the client's `logLevel` when the option is not given. */
@@ -56,10 +57,7 @@ const CONSOLE_LINES: Logger = Object.freeze({
 });
 
 function readEnv(): string | undefined {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
-    ?.env;
-  const value = env?.[CLIENT_LOG_ENV];
-  return value === undefined || value === '' ? undefined : value.trim().toLowerCase();
+  return readEnvVar(CLIENT_LOG_ENV)?.trim().toLowerCase();
 }
 
 /**

@@ -2,6 +2,7 @@ import { isLoopbackHost } from '../wire/schemas.js';
 import { abortableSleep, type Sleep } from './abortable-sleep.js';
 import { isClientEnv, resolveBaseUrl } from './base-url.js';
 import { resolveClientLog, type ClientLog } from './client-log.js';
+import { API_KEY_ENV, BASE_URL_ENV, readEnvVar } from './env.js';
 import { RETRY_POLICY } from './retry-policy.js';
 import type { ClientOptions, FetchLike, RequestContext, ResponseContext } from './types.js';
 import { validationError } from './validate-input.js';
@@ -36,27 +37,69 @@ export interface ResolvedClientOptions {
 
 const globalFetch: FetchLike = (url, init) => fetch(url, init);
 
-function checkBaseUrl(baseUrl: string): URL {
+/** `source` names where the URL came from: the `baseUrl` option or `CHURN_RISK_BASE_URL`. */
+function checkBaseUrl(baseUrl: string, source: string): URL {
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch (error) {
-    throw validationError('baseUrl must be an absolute http(s) URL');
+    throw validationError(`${source} must be an absolute http(s) URL`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw validationError('baseUrl must be an absolute http(s) URL');
+    throw validationError(`${source} must be an absolute http(s) URL`);
   }
   return url;
 }
 
-/** Applies defaults and checks the options; throws a `VALIDATION_ERROR` naming the bad option. */
+/**
+ * The API key: the `apiKey` option when given, else `CHURN_RISK_API_KEY`. The messages name the
+ * option and the variable, never a value.
+ */
+function resolveApiKey(apiKey: unknown): string {
+  if (apiKey === undefined) {
+    const fromEnv = readEnvVar(API_KEY_ENV);
+    if (fromEnv !== undefined) return fromEnv;
+    throw validationError(
+      `apiKey is required: pass { apiKey } to new ChurnRiskClient() or set the ${API_KEY_ENV} environment variable`,
+    );
+  }
+  if (typeof apiKey !== 'string' || apiKey === '') {
+    throw validationError('apiKey must be a non-empty string');
+  }
+  return apiKey;
+}
+
+/**
+ * The base URL: the `baseUrl` option, else the `env` option's, else `CHURN_RISK_BASE_URL`, else
+ * production. A bad URL's message names where it came from.
+ */
+function resolveClientBaseUrl(options: ClientOptions): { baseUrl: string; url: URL } {
+  if (options.baseUrl === undefined && options.env === undefined) {
+    const fromEnv = readEnvVar(BASE_URL_ENV);
+    if (fromEnv !== undefined) {
+      const baseUrl = resolveBaseUrl(fromEnv, undefined);
+      return { baseUrl, url: checkBaseUrl(baseUrl, BASE_URL_ENV) };
+    }
+  }
+  const baseUrl = resolveBaseUrl(options.baseUrl, options.env);
+  return { baseUrl, url: checkBaseUrl(baseUrl, 'baseUrl') };
+}
+
+/**
+ * Applies defaults and checks the options; throws a `VALIDATION_ERROR` naming the bad option (or
+ * the environment variable it came from).
+ */
 export function resolveClientOptions(
-  options: ClientOptions,
+  given: ClientOptions | undefined,
   internals: ClientInternals = {},
 ): ResolvedClientOptions {
-  if (typeof options !== 'object' || typeof options.apiKey !== 'string' || options.apiKey === '') {
-    throw validationError('apiKey is required (a non-empty string)');
+  // A JavaScript caller may pass anything.
+  const raw: unknown = given;
+  if (raw !== undefined && (typeof raw !== 'object' || raw === null)) {
+    throw validationError('options must be an object');
   }
+  const options: ClientOptions = given ?? {};
+  const apiKey = resolveApiKey(options.apiKey);
   if (options.env !== undefined && !isClientEnv(options.env)) {
     throw validationError('env must be "production" or "staging"');
   }
@@ -71,10 +114,9 @@ export function resolveClientOptions(
   if (!Number.isInteger(maxRetries) || maxRetries < 0) {
     throw validationError('maxRetries must be a whole number >= 0');
   }
-  const baseUrl = resolveBaseUrl(options.baseUrl, options.env);
-  const url = checkBaseUrl(baseUrl);
+  const { baseUrl, url } = resolveClientBaseUrl(options);
   return {
-    apiKey: options.apiKey,
+    apiKey,
     baseUrl,
     baseUrlIsLoopback: isLoopbackHost(url.hostname),
     timeout,

@@ -2,6 +2,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import type {
   AtRiskUser,
   ChurnRiskClient,
+  ClientOptions,
   CooldownString,
   ErrorCode,
   EventBatcher,
@@ -30,5 +31,10 @@ describe('client types', () => {
     expectTypeOf<ChurnRiskClient['createBatcher']>().returns.toEqualTypeOf<EventBatcher>();
     expectTypeOf<EventBatcher['flush']>().returns.toEqualTypeOf<Promise<number>>();
     expectTypeOf<ChurnRiskClient['identify']>().parameter(1).toHaveProperty('plan');
+  });
+
+  it('lets every option, the key included, come from the environment', () => {
+    expectTypeOf<[]>().toExtend<ConstructorParameters<typeof ChurnRiskClient>>();
+    expectTypeOf<ClientOptions['apiKey']>().toEqualTypeOf<string | undefined>();
   });
 });

@@ -117,13 +117,27 @@ export interface ResponseContext {
 /** A `fetch` as the client calls it. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
-/** Options of `new ChurnRiskClient(options)`. */
+/**
+ * Options of `new ChurnRiskClient(options)`. Every option may be left out; where `process.env`
+ * exists (Node.js, Bun, Deno with `--allow-env`), `apiKey` and the base URL then come from the
+ * environment. An option given always wins over the environment.
+ */
 export interface ClientOptions {
-  /** The API key, sent as `Authorization: Bearer <apiKey>`. Never appears in an error message. */
-  apiKey: string;
-  /** `production` (default) or `staging`; ignored when `baseUrl` is given. */
+  /**
+   * The API key, sent as `Authorization: Bearer <apiKey>`. Never appears in an error message.
+   * Default: the `CHURN_RISK_API_KEY` environment variable; without either, the constructor
+   * throws a `VALIDATION_ERROR` naming `CHURN_RISK_API_KEY`.
+   */
+  apiKey?: string | undefined;
+  /**
+   * `production` or `staging`; ignored when `baseUrl` is given. When neither `env` nor `baseUrl`
+   * is given: the `CHURN_RISK_BASE_URL` environment variable, else production.
+   */
   env?: 'production' | 'staging' | undefined;
-  /** Overrides the base address, e.g. the local sandbox's `http://127.0.0.1:4010`. */
+  /**
+   * Overrides the base address, e.g. the local sandbox's `http://127.0.0.1:4010`. Default: the
+   * `CHURN_RISK_BASE_URL` environment variable when `env` is not given either.
+   */
   baseUrl?: string | undefined;
   /** Time-out of each attempt in ms; default 15000. */
   timeout?: number | undefined;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ChurnRiskClient, type ClientOptions } from '@churn-risk/core';
 import { API_KEY, startFakeService, type FakeService } from './fake-service.test-util.js';
 
@@ -164,6 +164,15 @@ describe('validation before any request', () => {
 });
 
 describe('client options', () => {
+  // The key and base URL of the shell running the tests must not fill in a missing option.
+  beforeEach(() => {
+    vi.stubEnv('CHURN_RISK_API_KEY', undefined);
+    vi.stubEnv('CHURN_RISK_BASE_URL', undefined);
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
   it.each([
     ['no apiKey', {}, 'apiKey'],
     ['an empty apiKey', { apiKey: '' }, 'apiKey'],

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { DELIVERY_STATES, type DeliveryFilter } from '../deliveries/delivery-filter.js';
 import type { DeliveryRecord } from '../deliveries/delivery-record.js';
 import { EXIT, UsageError, type CliIo } from './cli-io.js';
-import { CONNECTION_FLAGS, CONNECTION_HELP, clientFromFlags } from './connection-flags.js';
+import { CONNECTION_FLAGS, CONNECTION_HELP, connectFromFlags } from './connection-flags.js';
 import { deliveriesTable, tryLine } from './format-deliveries.js';
 import { parseFlags } from './parse-flags.js';
 import { waitForStop } from './wait-for-stop.js';
@@ -57,7 +57,7 @@ export async function deliveriesCommand(
   const filter: DeliveryFilter = { status: parseStatus(flags.status), userId: flags.user };
   if (flags.user === '') throw new UsageError('--user must not be empty.');
   const interval = parseInterval(flags.interval);
-  const client = clientFromFlags(flags);
+  const client = connectFromFlags(flags);
   const first = await client.listDeliveries(filter);
   io.out(deliveriesTable(first));
   if (flags.follow !== true) return EXIT.ok;

@@ -1,9 +1,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { isServiceError } from '@churn-risk/core';
-import type { SandboxClient } from '../client/sandbox-client.js';
 import type { DeliveryRecord } from '../deliveries/delivery-record.js';
 import { EXIT, UsageError, type CliIo } from './cli-io.js';
-import { CONNECTION_FLAGS, CONNECTION_HELP, clientFromFlags } from './connection-flags.js';
+import {
+  CONNECTION_FLAGS,
+  CONNECTION_HELP,
+  connectFromFlags,
+  SandboxContactError,
+  type SandboxConnection,
+} from './connection-flags.js';
 import { describeTry, printable } from './format-deliveries.js';
 import { parseCommand } from './parse-flags.js';
 
@@ -19,13 +23,37 @@ ${CONNECTION_HELP}
 `;
 
 /** Polls the log until the delivery's first try is recorded (or 12 s passed). */
-async function firstTry(client: SandboxClient, id: string): Promise<DeliveryRecord | undefined> {
+async function firstTry(
+  sandbox: SandboxConnection,
+  id: string,
+): Promise<DeliveryRecord | undefined> {
   for (let waited = 0; waited <= 12_000; waited += 100) {
-    const record = (await client.listDeliveries()).find((entry) => entry.id === id);
+    const record = (await sandbox.listDeliveries()).find((entry) => entry.id === id);
     if (record && record.attempts.length > 0) return record;
     await delay(100);
   }
   return undefined;
+}
+
+/**
+ * Waits for a new delivery's first try and prints it (`First try: HTTP 202 (3 ms); delivered`);
+ * resolves with the exit code: 0 when the receiver answered 2xx.
+ */
+export async function reportFirstTry(
+  sandbox: SandboxConnection,
+  id: string,
+  io: CliIo,
+): Promise<number> {
+  const record = await firstTry(sandbox, id);
+  const attempt = record?.attempts[0];
+  if (!attempt) {
+    io.out('First try still in flight; see "churn-risk deliveries".\n');
+    return EXIT.failed;
+  }
+  io.out(`First try: ${describeTry(attempt)}; ${record.state}\n`);
+  return attempt.status !== undefined && attempt.status < 300 && attempt.status >= 200
+    ? EXIT.ok
+    : EXIT.failed;
 }
 
 /** `churn-risk replay <deliveryId>`: resolves with the exit code. */
@@ -41,24 +69,15 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
   }
   const [id] = positionals;
   if (id === undefined || id === '') throw new UsageError('the delivery id is required.');
-  const client = clientFromFlags(flags);
+  const sandbox = connectFromFlags(flags);
   let replayed: DeliveryRecord;
   try {
-    replayed = await client.replay(id);
+    replayed = await sandbox.replay(id);
   } catch (error) {
-    if (!isServiceError(error) || error.code !== 'NOT_FOUND') throw error;
-    io.err(`churn-risk replay: no delivery "${printable(id)}".\n`);
+    if (!(error instanceof SandboxContactError) || error.code !== 'NOT_FOUND') throw error;
+    io.err(`churn-risk replay: no delivery "${printable(id)}" at ${sandbox.url}.\n`);
     return EXIT.failed;
   }
   io.out(`Replaying ${id} as ${replayed.id}\n`);
-  const record = await firstTry(client, replayed.id);
-  const attempt = record?.attempts[0];
-  if (!attempt) {
-    io.out('First try still in flight; see "churn-risk deliveries".\n');
-    return EXIT.failed;
-  }
-  io.out(`First try: ${describeTry(attempt)}; ${record.state}\n`);
-  return attempt.status !== undefined && attempt.status < 300 && attempt.status >= 200
-    ? EXIT.ok
-    : EXIT.failed;
+  return reportFirstTry(sandbox, replayed.id, io);
 }

@@ -4,6 +4,7 @@ import type { DeliveryRecord } from '../deliveries/delivery-record.js';
 import type { DeliveryAttempt } from '../deliveries/send-attempt.js';
 import { CHAOS_FLAGS, CHAOS_HELP, chaosFromFlags } from './chaos-flags.js';
 import { EXIT, UsageError, type CliIo } from './cli-io.js';
+import { ENV, fromEnv } from './env-defaults.js';
 import { describeTry, printable } from './format-deliveries.js';
 import { parseFlags, parsePort } from './parse-flags.js';
 import { waitForStop } from './wait-for-stop.js';
@@ -20,8 +21,10 @@ API key and the webhook signing secret, then every delivery try.
 Options:
   --port <n>                Port to listen on (default ${DEFAULT_SANDBOX_PORT}; 0 picks a free port)
   --host <host>             Host to listen on (default 127.0.0.1)
-  --api-key <key>           API key clients must send (default: random sk_test_...)
-  --webhook-secret <secret> Secret that signs deliveries (default: random whsec_...)
+  --api-key <key>           API key clients must send (default $CHURN_RISK_API_KEY, else a
+                            random sk_test_...)
+  --webhook-secret <secret> Secret that signs deliveries (default $CHURN_RISK_WEBHOOK_SECRET,
+                            else a random whsec_...)
   --clock <system|manual>   manual: time stands still until POST /v1/sandbox/clock (or the
                             dashboard) moves it; starts at the current time (default system)
 ${CHAOS_HELP}
@@ -39,11 +42,50 @@ function parseClock(value: string | undefined): 'system' | 'manual' {
   throw new UsageError(`--clock must be system or manual, got "${value}".`);
 }
 
-/** `churn-risk sandbox`: resolves with the exit code once a signal (or `stop`) has closed it. */
+/** A credential of the sandbox and where it came from: its flag, its variable, or neither. */
+interface Credential {
+  value: string | undefined;
+  /** `--api-key`, `CHURN_RISK_API_KEY`... ; `undefined` when neither gave one (a random one). */
+  source: string | undefined;
+}
+
+/**
+ * The flag's value, else the environment variable's; a bad one is a `UsageError` naming the flag
+ * or the variable it came from (never the value).
+ */
+function credential(
+  flag: 'api-key' | 'webhook-secret',
+  given: string | undefined,
+  variable: string,
+  env: NodeJS.ProcessEnv,
+): Credential {
+  const fromVariable = given === undefined ? fromEnv(env, variable) : undefined;
+  const found: Credential =
+    given !== undefined
+      ? { value: given, source: `--${flag}` }
+      : { value: fromVariable, source: fromVariable === undefined ? undefined : variable };
+  if (found.value === undefined) return found;
+  const problem = credentialProblem(flag === 'api-key' ? 'apiKey' : 'webhookSecret', found.value);
+  if (problem !== undefined) throw new UsageError(`${found.source ?? ''}: ${problem}`);
+  return found;
+}
+
+/** ` (from $CHURN_RISK_API_KEY)` when the value came from the environment. */
+function origin(found: Credential): string {
+  return found.source !== undefined && !found.source.startsWith('--')
+    ? ` (from $${found.source})`
+    : '';
+}
+
+/**
+ * `churn-risk sandbox`: resolves with the exit code once a signal (or `stop`) has closed it.
+ * `env` supplies `CHURN_RISK_API_KEY` and `CHURN_RISK_WEBHOOK_SECRET` for absent flags.
+ */
 export async function sandboxCommand(
   args: string[],
   io: CliIo,
   stop?: AbortSignal,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const flags = parseFlags(args, {
     port: { type: 'string' },
@@ -58,14 +100,13 @@ export async function sandboxCommand(
     io.out(SANDBOX_HELP);
     return EXIT.ok;
   }
-  for (const [flag, option] of [
-    ['api-key', 'apiKey'],
-    ['webhook-secret', 'webhookSecret'],
-  ] as const) {
-    const value = flags[flag];
-    const problem = value === undefined ? undefined : credentialProblem(option, value);
-    if (problem !== undefined) throw new UsageError(`--${flag}: ${problem}`);
-  }
+  const apiKey = credential('api-key', flags['api-key'], ENV.apiKey, env);
+  const webhookSecret = credential(
+    'webhook-secret',
+    flags['webhook-secret'],
+    ENV.webhookSecret,
+    env,
+  );
   const clock = parseClock(flags.clock);
   const chaos = chaosFromFlags(flags);
   const sandbox = await createSandbox({
@@ -73,8 +114,8 @@ export async function sandboxCommand(
     chaos,
     port: parsePort(flags.port, DEFAULT_SANDBOX_PORT),
     host: flags.host ?? '127.0.0.1',
-    ...(flags['api-key'] !== undefined && { apiKey: flags['api-key'] }),
-    ...(flags['webhook-secret'] !== undefined && { webhookSecret: flags['webhook-secret'] }),
+    ...(apiKey.value !== undefined && { apiKey: apiKey.value }),
+    ...(webhookSecret.value !== undefined && { webhookSecret: webhookSecret.value }),
     onDeliveryAttempt: (record, attempt) => {
       io.out(describeAttempt(record, attempt));
     },
@@ -83,8 +124,10 @@ export async function sandboxCommand(
     Object.keys(chaos).length > 0 ? `  Chaos:          ${JSON.stringify(chaos)}\n` : '';
   io.out(
     `churn-risk sandbox running\n  URL:            ${sandbox.url}\n` +
-      `  Dashboard:      ${sandbox.dashboardUrl}\n  API key:        ${sandbox.apiKey}\n` +
-      `  Webhook secret: ${sandbox.webhookSecret}\n  Clock:          ${clock}\n${chaosNote}` +
+      `  Dashboard:      ${sandbox.dashboardUrl}\n` +
+      `  API key:        ${sandbox.apiKey}${origin(apiKey)}\n` +
+      `  Webhook secret: ${sandbox.webhookSecret}${origin(webhookSecret)}\n` +
+      `  Clock:          ${clock}\n${chaosNote}` +
       'Press Ctrl+C to stop.\n',
   );
   await waitForStop(stop);
