@@ -46,7 +46,18 @@ function leanQueue(dedupe: boolean): AlertQueue {
   const run = (): void => {
     const batch = pending;
     pending = [];
-    for (const entry of batch) void processor?.process(entry);
+    for (const entry of batch) {
+      // One try of each handler, no retries: the lean variant measures the queue, not the protocol.
+      const input = processor?.input(entry);
+      if (input === undefined) continue;
+      const context = {
+        id: input.id,
+        receivedAt: new Date(input.receivedAt),
+        attempt: 0,
+        event: 'churn_risk_alert' as const,
+      };
+      for (const { handler } of input.handlers) void handler(input.alert, context);
+    }
   };
   return {
     kind: 'lean',

@@ -1,6 +1,7 @@
 /**
  * The Hono servers of the HTTP benchmark, on Node through `@hono/node-server`: the hand-written
- * verifying route (the reference), `createHandler(receiver)`, and a route that verifies nothing.
+ * verifying route (the reference), `createHandler(receiver)` (also on the before build's packages:
+ * `hono-ours-before`), and a route that verifies nothing.
  */
 import { serve } from '@hono/node-server';
 import { createReceiver } from '@churn-risk/core';
@@ -9,10 +10,23 @@ import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
 import { handVerified } from '../lib/hand-check.js';
+import { importBefore, type PackageModules } from '../lib/packages.js';
 
 const ACCEPTED = { received: true };
 const REFUSED = { error: { code: 'INVALID_SIGNATURE', message: 'no' } };
 const MAX_BODY_BYTES = 1_048_576;
+
+/** `createHandler(receiver)` on a core and adapter: the working tree's, or the before build's. */
+function honoOurs(
+  core: Pick<PackageModules['@churn-risk/core'], 'createReceiver'>,
+  adapter: Pick<PackageModules['@churn-risk/hono'], 'createHandler'>,
+): Promise<number> {
+  const receiver = core.createReceiver({ secret: SECRET });
+  receiver.on('churn_risk_alert', () => undefined);
+  const app = new Hono();
+  app.post(WEBHOOK_PATH, adapter.createHandler(receiver));
+  return listen(app);
+}
 
 function listen(app: Hono): Promise<number> {
   return new Promise((resolve) => {
@@ -60,11 +74,8 @@ export const HONO_SERVERS: Record<string, () => Promise<number>> = {
     });
     return listen(app);
   },
-  'hono-ours': () => {
-    const receiver = createReceiver({ secret: SECRET });
-    receiver.on('churn_risk_alert', () => undefined);
-    const app = new Hono();
-    app.post(WEBHOOK_PATH, createHandler(receiver));
-    return listen(app);
-  },
+  'hono-ours': () => honoOurs({ createReceiver }, { createHandler }),
+  // `--before=<git-ref>`: the same on the before build's core and adapter (lib/packages.ts).
+  'hono-ours-before': async () =>
+    honoOurs(await importBefore('@churn-risk/core'), await importBefore('@churn-risk/hono')),
 };

@@ -1,6 +1,7 @@
 /**
  * The Koa 3 servers of the HTTP benchmark (with `@koa/router`): the hand-written verifying route
- * (the reference), `createMiddleware(receiver)`, and a route that verifies nothing.
+ * (the reference), `createMiddleware(receiver)` (also on the before build's packages:
+ * `koa-ours-before`), and a route that verifies nothing.
  */
 import Router from '@koa/router';
 import { createReceiver } from '@churn-risk/core';
@@ -10,6 +11,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
 import { handVerified } from '../lib/hand-check.js';
+import { importBefore, type PackageModules } from '../lib/packages.js';
 
 const ACCEPTED = { received: true };
 const MAX_BODY_BYTES = 1_048_576;
@@ -43,6 +45,18 @@ function listen(router: Router): Promise<number> {
 }
 
 const header = (value: string): string | undefined => (value === '' ? undefined : value);
+
+/** `createMiddleware(receiver)` on a core and adapter: the working tree's, or the before build's. */
+function koaOurs(
+  core: Pick<PackageModules['@churn-risk/core'], 'createReceiver'>,
+  adapter: Pick<PackageModules['@churn-risk/koa'], 'createMiddleware'>,
+): Promise<number> {
+  const receiver = core.createReceiver({ secret: SECRET });
+  receiver.on('churn_risk_alert', () => undefined);
+  const router = new Router();
+  router.post(WEBHOOK_PATH, adapter.createMiddleware(receiver));
+  return listen(router);
+}
 
 export const KOA_SERVERS: Record<string, () => Promise<number>> = {
   'koa-bare': () => {
@@ -82,11 +96,8 @@ export const KOA_SERVERS: Record<string, () => Promise<number>> = {
     });
     return listen(router);
   },
-  'koa-ours': () => {
-    const receiver = createReceiver({ secret: SECRET });
-    receiver.on('churn_risk_alert', () => undefined);
-    const router = new Router();
-    router.post(WEBHOOK_PATH, createMiddleware(receiver));
-    return listen(router);
-  },
+  'koa-ours': () => koaOurs({ createReceiver }, { createMiddleware }),
+  // `--before=<git-ref>`: the same on the before build's core and adapter (lib/packages.ts).
+  'koa-ours-before': async () =>
+    koaOurs(await importBefore('@churn-risk/core'), await importBefore('@churn-risk/koa')),
 };

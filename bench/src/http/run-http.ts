@@ -4,6 +4,8 @@ import {
   summarizeRounds,
   type RoundsSummary,
 } from '../lib/load-summary.js';
+import { beforeAfterMarkdown, type BeforeAfter } from '../lib/before-after.js';
+import { beforeHas, beforeLabel, type PackageName } from '../lib/packages.js';
 import { formatRatio, markdownTable } from '../lib/table.js';
 import type { BenchResult, BenchSettings } from '../lib/types.js';
 import { measureServers } from './measure.js';
@@ -20,6 +22,8 @@ const COMPARISONS: readonly {
   ours: string;
   goal: number;
   info: readonly string[];
+  /** What `<ours>-before` (`--before=<git-ref>`) loads from the before build. */
+  packages: readonly PackageName[];
 }[] = [
   {
     framework: 'Express 5',
@@ -27,6 +31,7 @@ const COMPARISONS: readonly {
     ours: 'express-ours',
     goal: 0.9,
     info: ['express-bare'],
+    packages: ['@churn-risk/core', '@churn-risk/express'],
   },
   {
     framework: 'Fastify 5',
@@ -34,6 +39,7 @@ const COMPARISONS: readonly {
     ours: 'fastify-ours',
     goal: 0.9,
     info: ['fastify-bare'],
+    packages: ['@churn-risk/core', '@churn-risk/fastify'],
   },
   {
     framework: 'node:http',
@@ -41,6 +47,7 @@ const COMPARISONS: readonly {
     ours: 'node-ours',
     goal: 1,
     info: ['node-bare'],
+    packages: ['@churn-risk/core'],
   },
   {
     framework: 'Next route handler',
@@ -48,6 +55,7 @@ const COMPARISONS: readonly {
     ours: 'next-ours',
     goal: 0.9,
     info: ['next-bare'],
+    packages: ['@churn-risk/core', '@churn-risk/next'],
   },
   {
     framework: 'Hono 4 on Node',
@@ -55,6 +63,7 @@ const COMPARISONS: readonly {
     ours: 'hono-ours',
     goal: 0.9,
     info: ['hono-bare'],
+    packages: ['@churn-risk/core', '@churn-risk/hono'],
   },
   {
     framework: 'Koa 3',
@@ -62,6 +71,7 @@ const COMPARISONS: readonly {
     ours: 'koa-ours',
     goal: 0.9,
     info: ['koa-bare'],
+    packages: ['@churn-risk/core', '@churn-risk/koa'],
   },
 ];
 
@@ -90,16 +100,21 @@ const CONNECTIONS = 32;
 
 /**
  * HTTP throughput: each server in its own child process, autocannon in this one, servers
- * interleaved round by round (every round starts with the next server).
+ * interleaved round by round (every round starts with the next server). With `--before`, each of
+ * our servers has a twin on the before build's packages (`<ours>-before`) in the same rounds.
  */
 export async function runHttp(settings: BenchSettings): Promise<BenchResult> {
-  const { only } = settings;
+  const { only, before } = settings;
   const comparisons = COMPARISONS.filter(
     (c) =>
       only === undefined || [c.reference, c.ours, ...c.info].some((name) => name.includes(only)),
-  );
+  ).map((c) => ({
+    ...c,
+    // The twin, when the before build has its packages (some may not build at that commit).
+    twin: beforeHas(before, ...c.packages) ? [`${c.ours}-before`] : [],
+  }));
   if (comparisons.length === 0) throw new Error(`no HTTP server name contains "${only ?? ''}"`);
-  const names = comparisons.flatMap((c) => [c.reference, c.ours, ...c.info]);
+  const names = comparisons.flatMap((c) => [c.reference, c.ours, ...c.twin, ...c.info]);
   const rounds = settings.quick ? 1 : 3;
   const duration = settings.quick ? 2 : 5;
   const runs = await measureServers(names, {
@@ -112,10 +127,23 @@ export async function runHttp(settings: BenchSettings): Promise<BenchResult> {
   const summary = (name: string): RoundsSummary => summarizeRounds(runs.get(name) ?? []);
   const rows: string[][] = [];
   const verdicts: string[] = [];
-  for (const { framework, reference, ours, goal, info } of comparisons) {
+  const beforeAfter: BeforeAfter[] = [];
+  const labelOf = (name: string): string =>
+    name.endsWith('-before') && before !== undefined
+      ? `before ${beforeLabel(before)}: ${LABELS[name.slice(0, -'-before'.length)] ?? name}`
+      : (LABELS[name] ?? name);
+  for (const { framework, reference, ours, goal, info, twin } of comparisons) {
     const base = summary(reference);
-    for (const name of [reference, ours, ...info]) {
-      rows.push([framework, LABELS[name] ?? name, ...loadCells(summary(name), base)]);
+    for (const name of [reference, ours, ...twin, ...info]) {
+      rows.push([framework, labelOf(name), ...loadCells(summary(name), base)]);
+    }
+    for (const name of twin) {
+      beforeAfter.push({
+        framework,
+        reference: runs.get(reference) ?? [],
+        after: runs.get(ours) ?? [],
+        before: runs.get(name) ?? [],
+      });
     }
     const rps = summary(ours).rps / base.rps;
     const cpu = base.cpu / summary(ours).cpu;
@@ -125,6 +153,15 @@ export async function runHttp(settings: BenchSettings): Promise<BenchResult> {
     );
   }
   const table = markdownTable(['framework', 'server', ...loadColumns('reference')], rows);
+  const skipped = comparisons.filter((c) => before !== undefined && c.twin.length === 0);
+  const beforeSection =
+    before === undefined
+      ? ''
+      : `\n\n${beforeAfterMarkdown(
+          beforeAfter,
+          beforeLabel(before),
+          skipped.map((c) => c.framework),
+        )}`;
   const notes = [
     `${CONNECTIONS} connections, ${rounds} round(s) of ${duration} s per server after a warm-up;`,
     'each request a fresh ~250-byte alert signed when sent. Each server runs in its own child',
@@ -143,7 +180,7 @@ export async function runHttp(settings: BenchSettings): Promise<BenchResult> {
   return {
     name: 'http',
     title: 'HTTP throughput (autocannon)',
-    markdown: `${table}\n\n${verdicts.join('\n')}\n\n${notes}`,
+    markdown: `${table}\n\n${verdicts.join('\n')}\n\n${notes}${beforeSection}`,
     data: Object.fromEntries(runs),
   };
 }

@@ -2,6 +2,8 @@
  * The HTTP servers compared by the HTTP benchmark, one per child process (`server.ts <name>`).
  * Every "ours" server uses a default receiver (async mode, dedupe on) with one no-op handler, so
  * the number is the cost of receiving, verifying, parsing, deduplicating and enqueueing a delivery.
+ * Each `<name>-ours-before` is the same server on the core and adapter of the before build
+ * (`--before=<git-ref>`, `lib/packages.ts`).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +14,7 @@ import { createReceiver, type Receiver } from '@churn-risk/core';
 import { createMiddleware } from '@churn-risk/express';
 import { churnRiskPlugin } from '@churn-risk/fastify';
 import { createRouteHandler } from '@churn-risk/next';
+import { importBefore, type PackageModules } from '../lib/packages.js';
 import { webRequestListener } from '../../../test/support/web-bridge.js';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
 import { rawBodyOfAnyType } from '../lib/fastify-raw-body.js';
@@ -24,11 +27,17 @@ const ACCEPTED = { received: true };
 const ACCEPTED_JSON = JSON.stringify(ACCEPTED);
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-function receiver(): Receiver {
-  const r = createReceiver({ secret: SECRET });
+type Core = Pick<PackageModules['@churn-risk/core'], 'createReceiver'>;
+
+/** The default receiver with a no-op handler, of the working tree's core or of another build's. */
+function receiver(core: Core = { createReceiver }): Receiver {
+  const r = core.createReceiver({ secret: SECRET });
   r.on('churn_risk_alert', () => undefined);
   return r;
 }
+
+/** The before build's core (see `lib/packages.ts`). */
+const beforeCore = (): Promise<Core> => importBefore('@churn-risk/core');
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -65,6 +74,38 @@ const quietLog = {
   error: () => undefined,
 };
 
+// Our servers, given the receiver and the adapter module (the working tree's or the before build's).
+
+function expressOurs(
+  r: Receiver,
+  adapter: Pick<PackageModules['@churn-risk/express'], 'createMiddleware'>,
+): Promise<number> {
+  const app = express();
+  app.post(WEBHOOK_PATH, adapter.createMiddleware(r));
+  return listen(createServer(app));
+}
+
+async function fastifyOurs(
+  r: Receiver,
+  adapter: Pick<PackageModules['@churn-risk/fastify'], 'churnRiskPlugin'>,
+): Promise<number> {
+  const app = Fastify({ logger: false });
+  await app.register(adapter.churnRiskPlugin, { receiver: r, path: WEBHOOK_PATH });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return (app.server.address() as AddressInfo).port;
+}
+
+function nodeOurs({ node }: Receiver): Promise<number> {
+  return listen(createServer((req, res) => void node(req, res)));
+}
+
+function nextOurs(
+  r: Receiver,
+  adapter: Pick<PackageModules['@churn-risk/next'], 'createRouteHandler'>,
+): Promise<number> {
+  return listen(webServer(adapter.createRouteHandler(r)));
+}
+
 export const SERVERS: Record<string, () => Promise<number>> = {
   'express-bare': () => {
     const app = express();
@@ -82,11 +123,7 @@ export const SERVERS: Record<string, () => Promise<number>> = {
     });
     return listen(createServer(app));
   },
-  'express-ours': () => {
-    const app = express();
-    app.post(WEBHOOK_PATH, createMiddleware(receiver()));
-    return listen(createServer(app));
-  },
+  'express-ours': () => expressOurs(receiver(), { createMiddleware }),
   'fastify-bare': async () => {
     const app = Fastify({ logger: false });
     app.post(WEBHOOK_PATH, async (_request, reply) => reply.code(202).send(ACCEPTED));
@@ -110,12 +147,7 @@ export const SERVERS: Record<string, () => Promise<number>> = {
     await app.listen({ port: 0, host: '127.0.0.1' });
     return (app.server.address() as AddressInfo).port;
   },
-  'fastify-ours': async () => {
-    const app = Fastify({ logger: false });
-    await app.register(churnRiskPlugin, { receiver: receiver(), path: WEBHOOK_PATH });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    return (app.server.address() as AddressInfo).port;
-  },
+  'fastify-ours': () => fastifyOurs(receiver(), { churnRiskPlugin }),
   'node-bare': () =>
     listen(
       createServer((req, res) => {
@@ -134,10 +166,7 @@ export const SERVERS: Record<string, () => Promise<number>> = {
     const middleware = createNodeMiddleware(webhooks, { path: WEBHOOK_PATH, log: quietLog });
     return listen(createServer((req, res) => void middleware(req, res)));
   },
-  'node-ours': () => {
-    const { node } = receiver();
-    return listen(createServer((req, res) => void node(req, res)));
-  },
+  'node-ours': () => nodeOurs(receiver()),
   'next-hand': () =>
     listen(
       webServer(async (request) => {
@@ -160,7 +189,14 @@ export const SERVERS: Record<string, () => Promise<number>> = {
         return Response.json(ACCEPTED, { status: 202 });
       }),
     ),
-  'next-ours': () => listen(webServer(createRouteHandler(receiver()))),
+  'next-ours': () => nextOurs(receiver(), { createRouteHandler }),
+  'express-ours-before': async () =>
+    expressOurs(receiver(await beforeCore()), await importBefore('@churn-risk/express')),
+  'fastify-ours-before': async () =>
+    fastifyOurs(receiver(await beforeCore()), await importBefore('@churn-risk/fastify')),
+  'node-ours-before': async () => nodeOurs(receiver(await beforeCore())),
+  'next-ours-before': async () =>
+    nextOurs(receiver(await beforeCore()), await importBefore('@churn-risk/next')),
   ...FASTIFY_VARIANTS,
   ...HONO_SERVERS,
   ...KOA_SERVERS,

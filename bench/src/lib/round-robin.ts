@@ -31,6 +31,8 @@ export interface CandidateResult {
   /** Operations in one batch (calibrated). */
   batchSize: number;
   rounds: number;
+  /** Operations per second in each measured round, in round order (for ratios paired by round). */
+  roundOpsPerSecond: number[];
 }
 
 let clock: 'wall' | 'cpu' = 'wall';
@@ -98,6 +100,7 @@ export async function roundRobin(
       maxOpsPerSecond: Math.max(...list),
       batchSize: sizes[i] as number,
       rounds: list.length,
+      roundOpsPerSecond: list,
     };
   });
 }

@@ -1,10 +1,13 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { createReceiver, createVerifier, parseEvent, type Receiver } from '@churn-risk/core';
+import { pathToFileURL } from 'node:url';
+import * as afterCore from '@churn-risk/core';
+import type { Receiver } from '@churn-risk/core';
 import { SECRET } from '../lib/alert.js';
 import { signedDelivery, type Delivery } from '../lib/delivery.js';
 import { handCheck } from '../lib/hand-check.js';
 import { roundRobin, type Candidate } from '../lib/round-robin.js';
-import { formatNumber, formatRatio, markdownTable } from '../lib/table.js';
+import { beforeLabel, importBefore, type PackageModules } from '../lib/packages.js';
+import { formatNumber, formatRatio, markdownTable, median } from '../lib/table.js';
 import type { BenchResult, BenchSettings } from '../lib/types.js';
 
 /**
@@ -36,77 +39,114 @@ function handling(receiver: Receiver, take: () => Delivery): () => Promise<void>
 
 const HAND = 'hand-written check (HMAC, timingSafeEqual, tolerance, JSON.parse)';
 
+type Core = PackageModules['@churn-risk/core'];
+
+/** Our cases, built from one build of core: the working tree's, or the before build's. */
+function ourCases(
+  core: Core,
+  size: number,
+  takeShared: () => Delivery,
+): { cases: [string, Candidate['fn'], boolean][]; receivers: Receiver[] } {
+  const verifier = core.createVerifier({ secret: SECRET });
+  const noop = (): void => undefined;
+  const withDedupe = core.createReceiver({ secret: SECRET, maxQueue: size });
+  withDedupe.on('churn_risk_alert', noop);
+  const withoutDedupe = core.createReceiver({ secret: SECRET, maxQueue: size, dedupe: false });
+  withoutDedupe.on('churn_risk_alert', noop);
+  return {
+    cases: [
+      [
+        'createVerifier + parseEvent (zod)',
+        () => {
+          const { body, headers } = takeShared();
+          verifier({
+            body,
+            signature: headers['x-service-signature'],
+            timestamp: headers['x-service-timestamp'],
+          });
+          core.parseEvent(body);
+        },
+        false,
+      ],
+      [
+        'receiver.handle, dedupe off (+ queue, no-op handler)',
+        handling(withoutDedupe, takeShared),
+        true,
+      ],
+      // The candidates that remember nothing share a cycling pool; this one gets its own fresh one.
+      [
+        'receiver.handle, default receiver (+ dedupe)',
+        handling(withDedupe, pool(size, false)),
+        true,
+      ],
+    ],
+    receivers: [withDedupe, withoutDedupe],
+  };
+}
+
+/**
+ * The before build of core (`--before=<git-ref>`), or the older way to name one,
+ * `CHURN_RISK_BENCH_BASELINE_CORE=<path to another build's dist/index.js>`.
+ */
+async function beforeCore(
+  settings: BenchSettings,
+): Promise<{ label: string; core: Core } | undefined> {
+  if (settings.before !== undefined) {
+    return {
+      label: `before ${beforeLabel(settings.before)}`,
+      core: await importBefore('@churn-risk/core'),
+    };
+  }
+  const path = process.env.CHURN_RISK_BENCH_BASELINE_CORE;
+  if (path === undefined || path === '') return undefined;
+  return { label: 'baseline build', core: (await import(pathToFileURL(path).href)) as Core };
+}
+
 /**
  * The receiver's own cost per delivery, without HTTP: what each layer adds to a hand-written
  * check. One process, candidates interleaved round by round, each delivery fresh and signed.
+ * With a before build, each of our cases has a twin on the before build's core, measured in the
+ * same rounds (the twins next to each other), and the table shows after / before.
  */
 export async function runReceiver(settings: BenchSettings): Promise<BenchResult> {
   // Enough fresh identities for the default receiver's calibration, warm-up and rounds.
   const size = settings.quick ? 20_000 : 80_000;
-  const verifier = createVerifier({ secret: SECRET });
-  const noop = (): void => undefined;
-  const withDedupe = createReceiver({ secret: SECRET, maxQueue: size });
-  withDedupe.on('churn_risk_alert', noop);
-  const withoutDedupe = createReceiver({ secret: SECRET, maxQueue: size, dedupe: false });
-  withoutDedupe.on('churn_risk_alert', noop);
-
   // The candidates that remember nothing share a smaller cycling pool.
   const takeShared = pool(10_000, true);
-  const takeFresh = pool(size, false);
-  const candidates: Candidate[] = [
-    { name: HAND, fn: () => handCheck(takeShared()) },
-    {
-      name: 'createVerifier + parseEvent (zod)',
-      fn: () => {
-        const { body, headers } = takeShared();
-        verifier({
-          body,
-          signature: headers['x-service-signature'],
-          timestamp: headers['x-service-timestamp'],
-        });
-        parseEvent(body);
-      },
-    },
-    {
-      name: 'receiver.handle, dedupe off (+ queue, no-op handler)',
-      fn: handling(withoutDedupe, takeShared),
-      async: true,
-    },
-    {
-      name: 'receiver.handle, default receiver (+ dedupe)',
-      fn: handling(withDedupe, takeFresh),
-      async: true,
-    },
-  ];
-  // CHURN_RISK_BENCH_BASELINE_CORE=<path to another build's dist/index.js> adds that build's
-  // default receiver to the same run (e.g. the previous commit, to show a change costs nothing).
-  const baselinePath = process.env.CHURN_RISK_BENCH_BASELINE_CORE;
-  const baselineReceivers: Receiver[] = [];
-  if (baselinePath !== undefined && baselinePath !== '') {
-    const baseline = (await import(baselinePath)) as { createReceiver: typeof createReceiver };
-    // The same two receivers as above, so both builds' code sees the same variety of callers.
-    const variants: [string, Partial<Parameters<typeof createReceiver>[0]>, boolean][] = [
-      ['dedupe off (+ queue, no-op handler)', { dedupe: false }, true],
-      ['default receiver (+ dedupe)', {}, false],
-    ];
-    for (const [label, extra, cycle] of variants) {
-      const receiver = baseline.createReceiver({ secret: SECRET, maxQueue: size, ...extra });
-      receiver.on('churn_risk_alert', noop);
-      baselineReceivers.push(receiver);
-      candidates.push({
-        name: `baseline build: receiver.handle, ${label}`,
-        fn: handling(receiver, cycle ? takeShared : pool(size, false)),
-        async: true,
-      });
-    }
+  const after = ourCases(afterCore, size, takeShared);
+  const before = await beforeCore(settings);
+  // The same receivers on both builds, so both builds' code sees the same variety of callers.
+  const twins = before === undefined ? undefined : ourCases(before.core, size, takeShared);
+
+  const candidates: Candidate[] = [{ name: HAND, fn: () => handCheck(takeShared()) }];
+  /** After-name -> its before twin's name. */
+  const twinOf = new Map<string, string>();
+  for (const [i, [name, fn, async]] of after.cases.entries()) {
+    candidates.push({ name, fn, async });
+    const twin = twins?.cases[i];
+    if (before === undefined || twin === undefined) continue;
+    const twinName = `${before.label}: ${name}`;
+    twinOf.set(name, twinName);
+    candidates.push({ name: twinName, fn: twin[1], async: twin[2] });
   }
   const results = await roundRobin(candidates, {
     rounds: settings.quick ? 3 : 10,
     batchMs: settings.quick ? 20 : 50,
   });
-  await Promise.all([withDedupe, withoutDedupe, ...baselineReceivers].map((r) => r.close()));
+  await Promise.all([...after.receivers, ...(twins?.receivers ?? [])].map((r) => r.close()));
 
-  const hand = results.find((r) => r.name === HAND)?.opsPerSecond ?? Number.NaN;
+  const byName = new Map(results.map((r) => [r.name, r]));
+  const hand = byName.get(HAND)?.opsPerSecond ?? Number.NaN;
+  /** "1.02x (paired by round 1.01x)": the after case over its before twin, in deliveries/s. */
+  const afterOverBefore = (name: string): string => {
+    const mine = byName.get(name);
+    const twin = byName.get(twinOf.get(name) ?? '');
+    if (mine === undefined || twin === undefined) return '';
+    const paired = median(
+      mine.roundOpsPerSecond.map((ops, i) => ops / (twin.roundOpsPerSecond[i] ?? Number.NaN)),
+    );
+    return `${formatRatio(mine.opsPerSecond / twin.opsPerSecond)} (paired by round ${formatRatio(paired)})`;
+  };
   const rows = results.map((r) => [
     r.name,
     formatNumber(r.opsPerSecond),
@@ -114,6 +154,7 @@ export async function runReceiver(settings: BenchSettings): Promise<BenchResult>
     formatNumber(1e6 / r.opsPerSecond - 1e6 / hand),
     formatRatio(r.opsPerSecond / hand),
     formatNumber(r.minOpsPerSecond),
+    ...(before === undefined ? [] : [afterOverBefore(r.name)]),
   ]);
   const table = markdownTable(
     [
@@ -123,6 +164,7 @@ export async function runReceiver(settings: BenchSettings): Promise<BenchResult>
       'µs over the hand-written check',
       'vs hand-written',
       'worst round',
+      ...(before === undefined ? [] : ['after / before, deliveries/s']),
     ],
     rows,
   );
@@ -132,11 +174,21 @@ export async function runReceiver(settings: BenchSettings): Promise<BenchResult>
     'sees an identity twice, so its dedupe never short-circuits. Candidates interleaved round by round (median of the rounds). The receivers',
     'run their no-op handler on later turns of the event loop (a turn every 256 deliveries),',
     'and that cost is included.',
-  ].join(' ');
+  ];
+  if (before !== undefined) {
+    notes.push(
+      `Rows named "${before.label}" run the same case on that build's \`@churn-risk/core\`, in the`,
+      'same rounds; "after / before" is this build over it (ratio of the medians, and the median of',
+      'the ratios of the same round): below 1.00x the working tree is slower.',
+    );
+  }
+  const verdicts = [...twinOf.keys()].map(
+    (name) => `- ${name}: after / before ${afterOverBefore(name)}`,
+  );
   return {
     name: 'receiver',
     title: "The receiver's own cost per delivery (no HTTP)",
-    markdown: `${table}\n\n${notes}`,
+    markdown: `${table}\n\n${verdicts.length > 0 ? `${verdicts.join('\n')}\n\n` : ''}${notes.join(' ')}`,
     data: results,
   };
 }

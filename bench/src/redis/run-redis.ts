@@ -1,4 +1,6 @@
+import { beforeAfterMarkdown, pairedByRound, type BeforeAfter } from '../lib/before-after.js';
 import { loadCells, summarizeRounds, type RoundsSummary } from '../lib/load-summary.js';
+import { beforeHas, beforeLabel } from '../lib/packages.js';
 import { formatNumber, formatRatio, markdownTable, median } from '../lib/table.js';
 import type { BenchResult, BenchSettings } from '../lib/types.js';
 import { measureRedisServers, type JobCount, type RedisRound } from './measure.js';
@@ -11,12 +13,14 @@ const FRAMEWORKS = [
 const GOAL = 0.9;
 const CONNECTIONS = 32;
 
-const label = (adapter: string, kind: string): string =>
+const label = (adapter: string, kind: string, before?: string): string =>
   kind === 'hand-bullmq'
     ? 'reference: raw body + hand-written check + BullMQ queue.add (dedupe)'
     : kind === 'ours-redis'
       ? `${adapter}, createRedisQueue, consume: false`
-      : `${adapter}, default in-memory queue (information)`;
+      : kind === 'ours-redis-before'
+        ? `before ${before ?? ''}: ${adapter}, createRedisQueue, consume: false`
+        : `${adapter}, default in-memory queue (information)`;
 
 const COLUMNS = [
   'req/s (median)',
@@ -29,15 +33,6 @@ const COLUMNS = [
   'paired by round: req/s / CPU',
   'rounds: req/s / CPU µs',
 ];
-
-/** The median over the rounds of the ratio to the reference in the same round. */
-function paired(
-  rounds: readonly RedisRound[],
-  reference: readonly RedisRound[],
-  of: (r: RedisRound) => number,
-): number {
-  return median(rounds.map((r, i) => of(r) / of(reference[i] as RedisRound)));
-}
 
 function jobsNote(name: string, count: JobCount | undefined): string {
   if (count === undefined) return '';
@@ -52,10 +47,14 @@ function jobsNote(name: string, count: JobCount | undefined): string {
  * information. One redis-server for the run; see measure.ts.
  */
 export async function runRedis(settings: BenchSettings): Promise<BenchResult> {
-  const kinds = ['hand-bullmq', 'ours-redis', 'ours-memory'];
-  const { only } = settings;
+  const { only, before } = settings;
+  // --before=<git-ref>: ours on Redis also on the before build's packages, when they built there.
+  const kindsOf = (prefix: 'express' | 'fastify'): string[] =>
+    beforeHas(before, '@churn-risk/core', '@churn-risk/redis', `@churn-risk/${prefix}`)
+      ? ['hand-bullmq', 'ours-redis', 'ours-redis-before', 'ours-memory']
+      : ['hand-bullmq', 'ours-redis', 'ours-memory'];
   // --only=<text>: every framework that has a server whose name contains it, with its reference.
-  const names = FRAMEWORKS.map((f) => kinds.map((kind) => `${f.prefix}-${kind}`))
+  const names = FRAMEWORKS.map((f) => kindsOf(f.prefix).map((kind) => `${f.prefix}-${kind}`))
     .filter((group) => only === undefined || group.some((name) => name.includes(only)))
     .flat();
   if (names.length === 0) throw new Error(`no Redis benchmark server matches "${only ?? ''}"`);
@@ -72,20 +71,31 @@ export async function runRedis(settings: BenchSettings): Promise<BenchResult> {
 
   const rows: string[][] = [];
   const verdicts: string[] = [];
+  const beforeAfter: BeforeAfter[] = [];
+  const beforeName = before === undefined ? undefined : beforeLabel(before);
   for (const { framework, prefix, adapter } of FRAMEWORKS) {
     const reference = `${prefix}-hand-bullmq`;
     if (!names.includes(reference)) continue;
     const base = summary(reference);
+    const kinds = kindsOf(prefix);
+    if (kinds.includes('ours-redis-before')) {
+      beforeAfter.push({
+        framework,
+        reference: roundsOf(reference),
+        after: roundsOf(`${prefix}-ours-redis`),
+        before: roundsOf(`${prefix}-ours-redis-before`),
+      });
+    }
     for (const kind of kinds) {
       const name = `${prefix}-${kind}`;
       const own = roundsOf(name);
       const pairs = [
-        paired(own, roundsOf(reference), (r) => r.requestsPerSecond),
-        paired(own, roundsOf(reference), (r) => 1 / r.cpuPerRequest),
+        pairedByRound(own, roundsOf(reference), (r) => r.requestsPerSecond),
+        pairedByRound(own, roundsOf(reference), (r) => 1 / r.cpuPerRequest),
       ];
       rows.push([
         framework,
-        label(adapter, kind),
+        label(adapter, kind, beforeName),
         ...loadCells(summary(name), base),
         formatNumber(median(own.map((r) => r.redisCpuPerRequest))),
         pairs.map(formatRatio).join(' / '),
@@ -104,6 +114,18 @@ export async function runRedis(settings: BenchSettings): Promise<BenchResult> {
   }
   const table = markdownTable(['framework', 'server', ...COLUMNS], rows);
   const jobs = names.map((name) => jobsNote(name, measured.jobs.get(name))).filter(Boolean);
+  const missing = FRAMEWORKS.filter(
+    (f) =>
+      names.includes(`${f.prefix}-hand-bullmq`) && !kindsOf(f.prefix).includes('ours-redis-before'),
+  );
+  const beforeSection =
+    beforeName === undefined
+      ? ''
+      : `\n\n${beforeAfterMarkdown(
+          beforeAfter,
+          beforeName,
+          missing.map((f) => f.framework),
+        )}`;
   const notes = [
     `${CONNECTIONS} connections, ${rounds} interleaved round(s) of ${duration} s per server after a warm-up;`,
     'each request a fresh ~250-byte alert (new identity) signed when sent. One redis-server for the run',
@@ -115,7 +137,7 @@ export async function runRedis(settings: BenchSettings): Promise<BenchResult> {
   return {
     name: 'redis',
     title: 'Redis mode: receiver with the Redis queue vs a hand-written BullMQ route (autocannon)',
-    markdown: `${table}\n\n${verdicts.join('\n')}\n\n${notes}\n\nJobs stored (no dedupe short-circuit): ${jobs.join('; ')}.`,
+    markdown: `${table}\n\n${verdicts.join('\n')}\n\n${notes}\n\nJobs stored (no dedupe short-circuit): ${jobs.join('; ')}.${beforeSection}`,
     data: { rounds: Object.fromEntries(measured.rounds), jobs: Object.fromEntries(measured.jobs) },
   };
 }
