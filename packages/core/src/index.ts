@@ -7,7 +7,17 @@ export {
   WebhookVerificationError,
   isWebhookVerificationError,
 } from './errors/webhook-verification-error.js';
-export { WEBHOOK_ERROR_STATUS, type WebhookErrorCode } from './errors/webhook-error-status.js';
+export {
+  DeliveryRejectedError,
+  isDeliveryRejectedError,
+  payloadTooLarge,
+} from './errors/delivery-rejected-error.js';
+export {
+  WEBHOOK_ERROR_STATUS,
+  type DeliveryRejectedCode,
+  type VerificationErrorCode,
+  type WebhookErrorCode,
+} from './errors/webhook-error-status.js';
 export {
   RAW_BODY_MISSING,
   rawBodyMissingError,

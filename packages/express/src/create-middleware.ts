@@ -1,10 +1,4 @@
-import {
-  rawBodyMissingError,
-  readNodeBody,
-  sendNodeResponse,
-  type Receiver,
-  type RawBody,
-} from '@churn-risk/core';
+import { handleNodeRequest, sendNodeResponse, type Receiver, type RawBody } from '@churn-risk/core';
 import type { Request, RequestHandler, Response } from 'express';
 import type { RequestWithRawBody } from './raw-body-saver.js';
 
@@ -22,36 +16,10 @@ function keptBody(req: Request): RawBody | undefined {
   return undefined;
 }
 
-/**
- * The raw body: kept by a parser, else read from the stream (limit enforced while reading);
- * `undefined` when a parser consumed it without keeping the bytes.
- */
-async function rawBodyOf(req: Request, maxBytes: number): Promise<RawBody | null | undefined> {
-  if (req.method !== 'POST') return null; // the receiver answers 405 without reading
-  const kept = keptBody(req);
-  if (kept !== undefined) return kept;
-  // A parser read the stream (into an object) and kept no bytes, or the client is gone: do not wait.
-  // The stream's state decides, not `req.body`: body-parser 1.x sets `{}` on bodies it skips.
-  if (req.readableEnded || req.destroyed) return undefined;
-  return readNodeBody(req, { maxBytes });
-}
-
 async function handle(receiver: Receiver, req: Request, res: Response): Promise<void> {
-  try {
-    const body = await rawBodyOf(req, receiver.maxBodyBytes);
-    if (body === undefined) {
-      sendNodeResponse(res, receiver.reject(rawBodyMissingError(RAW_BODY_FIX))); // logged, reported
-      return;
-    }
-    const result = await receiver.handle({ method: req.method, headers: req.headers, body });
-    sendNodeResponse(res, result);
-  } catch (error) {
-    // 413 while reading (the rest of the body stays unread, so the connection cannot be reused),
-    // or the stream failed. sendNodeResponse does nothing when the client has gone.
-    const result = receiver.reject(error); // logged and reported like any refused delivery
-    result.headers.connection = 'close';
-    sendNodeResponse(res, result);
-  }
+  const options = { kept: keptBody(req), rawBodyFix: RAW_BODY_FIX };
+  const result = await handleNodeRequest(receiver, req, options);
+  if (result !== undefined) sendNodeResponse(res, result);
 }
 
 /**

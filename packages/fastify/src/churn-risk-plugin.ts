@@ -1,4 +1,4 @@
-import { WebhookVerificationError, type Receiver, type ReceiverResult } from '@churn-risk/core';
+import { payloadTooLarge, type Receiver, type ReceiverResult } from '@churn-risk/core';
 import type { FastifyError, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -72,11 +72,7 @@ const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, don
     errorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
       // Fastify stops reading at `bodyLimit`: answer with the receiver's own 413 body.
       if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw error;
-      const tooLarge = new WebhookVerificationError(
-        'PAYLOAD_TOO_LARGE',
-        `The body is larger than the limit of ${receiver.maxBodyBytes} bytes.`,
-      );
-      send(reply, receiver.reject(tooLarge)); // logged, counted and passed to onRejected
+      send(reply, receiver.reject(payloadTooLarge(receiver.maxBodyBytes))); // logged, counted and passed to onRejected
     },
   });
 

@@ -1,7 +1,5 @@
 import {
-  isWebhookVerificationError,
-  rawBodyMissingError,
-  readNodeBody,
+  handleNodeRequest,
   type RawBody,
   type Receiver,
   type ReceiverResult,
@@ -29,19 +27,6 @@ function keptBody(ctx: Context): RawBody | undefined {
   return undefined;
 }
 
-/**
- * The body read from `ctx.req` (limit enforced while reading); `undefined` when a parser consumed
- * it into something else.
- */
-function unreadBody(ctx: Context, maxBytes: number): Promise<RawBody> | undefined {
-  const { req } = ctx;
-  if (req.readableEnded) return undefined;
-  if (req.destroyed) {
-    return Promise.reject(new Error('The client closed the request before its body was read.'));
-  }
-  return readNodeBody(req, { maxBytes });
-}
-
 /** Writes the receiver's answer through Koa. */
 function send(ctx: Context, result: ReceiverResult): void {
   ctx.status = result.status;
@@ -50,24 +35,9 @@ function send(ctx: Context, result: ReceiverResult): void {
 }
 
 async function handle(receiver: Receiver, ctx: Context): Promise<void> {
-  let body: RawBody | null | undefined = null; // other methods: the receiver answers 405 unread
-  if (ctx.method === 'POST') {
-    try {
-      body = keptBody(ctx) ?? (await unreadBody(ctx, receiver.maxBodyBytes));
-    } catch (error) {
-      if (ctx.req.destroyed && !isWebhookVerificationError(error)) return; // the client went away
-      // 413 while reading (the rest stays unread: the connection cannot be reused), or a failed stream.
-      const result = receiver.reject(error); // logged and reported like any refused delivery
-      result.headers.connection = 'close';
-      send(ctx, result);
-      return;
-    }
-  }
-  if (body === undefined) {
-    send(ctx, receiver.reject(rawBodyMissingError(RAW_BODY_FIX))); // logged, reported
-    return;
-  }
-  send(ctx, await receiver.handle({ method: ctx.method, headers: ctx.headers, body }));
+  const options = { kept: keptBody(ctx), rawBodyFix: RAW_BODY_FIX };
+  const result = await handleNodeRequest(receiver, ctx.req, options);
+  if (result !== undefined) send(ctx, result);
 }
 
 /**

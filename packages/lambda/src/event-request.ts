@@ -1,4 +1,4 @@
-import { WebhookVerificationError, type HeadersInput, type RawBody } from '@churn-risk/core';
+import { payloadTooLarge, type HeadersInput, type RawBody } from '@churn-risk/core';
 import type {
   AlbEvent,
   HttpApiEvent,
@@ -85,10 +85,7 @@ export function eventBody(event: LambdaHttpEvent, maxBytes: number): RawBody | n
   const size = event.isBase64Encoded === true ? Buffer.byteLength(body, 'base64') : body.length;
   // A UTF-8 encoding is never shorter than the string's UTF-16 length; base64 decodes to `size`.
   if (size > maxBytes) {
-    throw new WebhookVerificationError(
-      'PAYLOAD_TOO_LARGE',
-      `The body is larger than the limit of ${maxBytes} bytes.`,
-    );
+    throw payloadTooLarge(maxBytes);
   }
   return event.isBase64Encoded === true ? Buffer.from(body, 'base64') : body;
 }

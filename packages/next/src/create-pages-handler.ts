@@ -1,12 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextApiRequest, NextApiResponse } from 'next';
-import {
-  errorResponse,
-  isWebhookVerificationError,
-  rawBodyMissingError,
-  readNodeBody,
-  sendNodeResponse,
-} from '@churn-risk/core';
+import { errorResponse, handleNodeRequest, sendNodeResponse } from '@churn-risk/core';
 import type { NextHandlerOptions, NextReceiver } from './types.js';
 
 /** A Pages Router API route handler (`pages/api/...`). */
@@ -32,34 +26,20 @@ export function createPagesHandler(
   receiver: NextReceiver,
   options: NextHandlerOptions = {},
 ): PagesHandler {
+  // A `NextReceiver` may lack `reject` (a test double): refusals are then answered as they are.
+  const target = {
+    handle: (request: Parameters<NextReceiver['handle']>[0]) => receiver.handle(request),
+    reject: (error: unknown) => receiver.reject?.(error) ?? errorResponse(error),
+    maxBodyBytes: receiver.maxBodyBytes,
+  };
   return async (req: PagesRequest, res: ServerResponse) => {
-    let body: Uint8Array | null = null;
-    // Only a POST needs its raw body: any other method goes to the receiver without one (405,
-    // `Allow: POST`), whether or not Next's body parser ran.
-    if (req.method?.toUpperCase() === 'POST') {
-      if (req.body !== undefined || req.readableEnded) {
-        const missing = rawBodyMissingError(RAW_BODY_FIX);
-        sendNodeResponse(res, receiver.reject?.(missing) ?? errorResponse(missing));
-        return;
-      }
-      try {
-        body = await readNodeBody(req, { maxBytes: receiver.maxBodyBytes });
-      } catch (error) {
-        if (req.destroyed && !isWebhookVerificationError(error)) return; // the client went away
-        // A receiver logs and reports it like any refused delivery.
-        const result = receiver.reject?.(error) ?? errorResponse(error);
-        // The rest of the body was left unread: the connection cannot be reused.
-        sendNodeResponse(res, { ...result, headers: { ...result.headers, connection: 'close' } });
-        return;
-      }
-    }
-    // `waitUntil` is called before the alert is accepted; if it throws, nothing is (SPEC 12).
-    const result = await receiver.handle({
-      method: req.method ?? '',
-      headers: req.headers,
-      body,
+    // Next's body parser ran when `req.body` is set: the signed bytes are gone. `waitUntil` is
+    // called before the alert is accepted; if it throws, nothing is (SPEC 12).
+    const result = await handleNodeRequest(target, req, {
+      consumed: req.body !== undefined,
+      rawBodyFix: RAW_BODY_FIX,
       waitUntil: options.waitUntil,
     });
-    sendNodeResponse(res, result);
+    if (result !== undefined) sendNodeResponse(res, result);
   };
 }

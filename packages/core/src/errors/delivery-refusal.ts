@@ -1,3 +1,4 @@
+import { DeliveryRejectedError } from './delivery-rejected-error.js';
 import { HandlerFailedError } from './handler-failed-error.js';
 import { ReceiverUnavailableError } from './receiver-unavailable-error.js';
 import type { WebhookErrorCode } from './webhook-error-status.js';
@@ -10,17 +11,23 @@ export interface DeliveryRefusal {
   message: string;
 }
 
-const REFUSAL_NAMES = new Set(['ReceiverUnavailableError', 'HandlerFailedError']);
+const REFUSAL_NAMES = new Set([
+  'DeliveryRejectedError',
+  'ReceiverUnavailableError',
+  'HandlerFailedError',
+]);
 
 /**
  * The answer of an error the receiver refuses a delivery with, SPEC section 4's table: a
- * `WebhookVerificationError` (the delivery is at fault), a `ReceiverUnavailableError` (503) or a
+ * `WebhookVerificationError` (401) or a `DeliveryRejectedError` (405, 413, 400: the delivery is at
+ * fault), a `ReceiverUnavailableError` (503) or a
  * `HandlerFailedError` (500, sync mode). `undefined` for any other value (an `IntegrationError`
  * or a bug), also across copies of this package.
  */
 export function deliveryRefusal(error: unknown): DeliveryRefusal | undefined {
   if (
     isWebhookVerificationError(error) ||
+    error instanceof DeliveryRejectedError ||
     error instanceof ReceiverUnavailableError ||
     error instanceof HandlerFailedError ||
     (error instanceof Error &&

@@ -1,16 +1,17 @@
-/** Every error code the receiver answers with, SPEC section 4. */
-export type WebhookErrorCode =
-  | 'METHOD_NOT_ALLOWED'
-  | 'PAYLOAD_TOO_LARGE'
+/** The `401` codes: the delivery's signature or timestamp does not verify (`WebhookVerificationError`). */
+export type VerificationErrorCode =
   | 'MISSING_SIGNATURE'
   | 'MISSING_TIMESTAMP'
   | 'INVALID_TIMESTAMP'
   | 'INVALID_SIGNATURE'
-  | 'TIMESTAMP_OUT_OF_TOLERANCE'
-  | 'INVALID_PAYLOAD'
-  | 'OVERLOADED'
-  | 'CLOSED'
-  | 'HANDLER_FAILED';
+  | 'TIMESTAMP_OUT_OF_TOLERANCE';
+
+/** The `405`, `413` and `400` codes: the delivery is refused for what it is (`DeliveryRejectedError`). */
+export type DeliveryRejectedCode = 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'INVALID_PAYLOAD';
+
+/** Every error code the receiver answers with, SPEC section 4. */
+export type WebhookErrorCode =
+  VerificationErrorCode | DeliveryRejectedCode | 'OVERLOADED' | 'CLOSED' | 'HANDLER_FAILED';
 
 /** The single code-to-status table of the receiving side. */
 export const WEBHOOK_ERROR_STATUS: Readonly<Record<WebhookErrorCode, number>> = Object.freeze({

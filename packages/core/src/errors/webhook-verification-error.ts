@@ -1,15 +1,17 @@
-import { WEBHOOK_ERROR_STATUS, type WebhookErrorCode } from './webhook-error-status.js';
+import { WEBHOOK_ERROR_STATUS, type VerificationErrorCode } from './webhook-error-status.js';
 
 /**
- * A delivery the receiver refuses. `code` and `status` follow SPEC section 4's table. The message
- * is safe to send back to the caller: it never contains a secret or an expected signature.
+ * A delivery whose signature or timestamp does not verify: always a `401` (`MISSING_SIGNATURE`,
+ * `MISSING_TIMESTAMP`, `INVALID_TIMESTAMP`, `INVALID_SIGNATURE`, `TIMESTAMP_OUT_OF_TOLERANCE`,
+ * SPEC section 4). The message is safe to send back to the caller: it never contains a secret or
+ * an expected signature. `405`, `413` and `400` are a `DeliveryRejectedError`.
  */
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
-  readonly code: WebhookErrorCode;
+  readonly code: VerificationErrorCode;
   readonly status: number;
 
-  constructor(code: WebhookErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: VerificationErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.status = WEBHOOK_ERROR_STATUS[code];

@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import {
+  DeliveryRejectedError,
+  isDeliveryRejectedError,
+} from '../errors/delivery-rejected-error.js';
 import { isWebhookVerificationError } from '../errors/webhook-verification-error.js';
 import { churnRiskAlertSchema } from './alert-schema.js';
 import { alertIdentity, parseEvent } from './parse-event.js';
@@ -20,7 +24,9 @@ function invalidPayload(body: Uint8Array): string {
   try {
     parseEvent(body);
   } catch (error) {
-    if (isWebhookVerificationError(error)) {
+    if (isDeliveryRejectedError(error)) {
+      expect(error).toBeInstanceOf(DeliveryRejectedError);
+      expect(isWebhookVerificationError(error)).toBe(false); // a 400 is not a verification error
       expect(error).toMatchObject({ code: 'INVALID_PAYLOAD', status: 400 });
       return error.message;
     }

@@ -1,4 +1,4 @@
-import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
+import { DeliveryRejectedError } from '../errors/delivery-rejected-error.js';
 import {
   eventSchemas,
   type ChurnRiskAlert,
@@ -44,12 +44,12 @@ export type ParsedEvent =
     }[WebhookEventName]
   | { kind: 'ignored'; name: string };
 
-function invalid(message: string, cause?: unknown): WebhookVerificationError {
-  return new WebhookVerificationError('INVALID_PAYLOAD', message, { cause });
+function invalid(message: string, cause?: unknown): DeliveryRejectedError {
+  return new DeliveryRejectedError('INVALID_PAYLOAD', message, { cause });
 }
 
 /**
- * Parses a verified body. Throws `WebhookVerificationError` `INVALID_PAYLOAD` when it is not UTF-8
+ * Parses a verified body. Throws `DeliveryRejectedError` `INVALID_PAYLOAD` when it is not UTF-8
  * JSON, not an object, has no `event` name, or is not a valid payload for its known `event`. A JSON object whose `event`
  * has no schema here is returned as `ignored` (the receiver answers 202 and runs nothing).
  */

@@ -7,9 +7,10 @@ import {
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
+import { DeliveryRejectedError } from '../errors/delivery-rejected-error.js';
+import { ReceiverUnavailableError } from '../errors/receiver-unavailable-error.js';
 import { createReceiver } from './create-receiver.js';
-import { readNodeBody, sendNodeResponse } from './node-io.js';
+import { readNodeBody, sendNodeResponse } from './request-body.js';
 import { errorResponse, jsonResult } from './responses.js';
 
 const LISTENED = ['data', 'end', 'error', 'close'] as const;
@@ -51,7 +52,7 @@ describe('readNodeBody', () => {
         return reading;
       })(),
     );
-    expect(error).toBeInstanceOf(WebhookVerificationError);
+    expect(error).toBeInstanceOf(DeliveryRejectedError);
     expect(error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
     expect(listeners(stream)).toEqual([0, 0, 0, 0]);
     expect(stream.isPaused()).toBe(true);
@@ -212,8 +213,8 @@ describe('sendNodeResponse and errorResponse', () => {
     expect(sent.written).toEqual([]);
   });
 
-  it('turns a verification error into its answer and anything else into a generic 500', () => {
-    const answer = errorResponse(new WebhookVerificationError('OVERLOADED', 'busy'));
+  it('turns a refusal into its answer and anything else into a generic 500', () => {
+    const answer = errorResponse(new ReceiverUnavailableError('OVERLOADED', 'busy'));
     expect(answer).toMatchObject({ status: 503, headers: { 'retry-after': '5' } });
     expect(JSON.parse(answer.body)).toEqual({ error: { code: 'OVERLOADED', message: 'busy' } });
     const internal = errorResponse(new Error('connection string postgres://user:pw@db'));

@@ -3,7 +3,7 @@ import { deliveryRefusal } from '../errors/delivery-refusal.js';
 import { HandlerFailedError } from '../errors/handler-failed-error.js';
 import { waitUntilFailed } from '../errors/integration-error.js';
 import { ReceiverUnavailableError } from '../errors/receiver-unavailable-error.js';
-import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
+import { DeliveryRejectedError, payloadTooLarge } from '../errors/delivery-rejected-error.js';
 import { ReceiverObserver, type RejectedListener } from '../observability/receiver-observer.js';
 import type { ReceiverTelemetry } from '../observability/telemetry.js';
 import { toTraceCarrier } from '../observability/trace-carrier.js';
@@ -24,7 +24,7 @@ import { waitForQueue } from './drain.js';
 import type { HandlerOptions } from './handler-types.js';
 import { receiverHealth } from './health.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
-import { acceptedResult, errorResponse, jsonResult, payloadTooLarge } from './responses.js';
+import { acceptedResult, errorResponse, jsonResult } from './responses.js';
 import { createFetchHandler, createNodeHandler } from './transports.js';
 import type {
   DrainOptions,
@@ -256,7 +256,7 @@ class WebhookReceiver implements Receiver {
   ): ReceiverResult | Promise<ReceiverResult> {
     const config = this.#config;
     if (method.toUpperCase() !== 'POST') {
-      throw new WebhookVerificationError('METHOD_NOT_ALLOWED', 'Only POST is accepted.');
+      throw new DeliveryRejectedError('METHOD_NOT_ALLOWED', 'Only POST is accepted.');
     }
     const bytes = body === null || body === undefined ? new Uint8Array(0) : toBytes(body);
     if (bytes.byteLength > config.maxBodyBytes) throw payloadTooLarge(config.maxBodyBytes);

@@ -15,7 +15,13 @@ export {
   type MemoryDedupeStore,
   type MemoryDedupeStoreOptions,
 } from './memory-dedupe-store.js';
-export { readNodeBody, sendNodeResponse, type NodeBodyStream } from './node-io.js';
+export {
+  handleNodeRequest,
+  readNodeBody,
+  sendNodeResponse,
+  type NodeBodyStream,
+  type NodeRequestOptions,
+} from './request-body.js';
 export { errorResponse, RETRY_AFTER_SECONDS } from './responses.js';
 export { RECEIVER_DEFAULTS } from './resolve-options.js';
 export { defaultBackoffMs, DEFAULT_HANDLER_RETRIES } from './retry-policy.js';

@@ -1,5 +1,4 @@
 import { deliveryRefusal } from '../errors/delivery-refusal.js';
-import { WebhookVerificationError } from '../errors/webhook-verification-error.js';
 import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
 import { isIntegrationError } from '../errors/integration-error.js';
 import type { ReceiverResult } from './types.js';
@@ -37,8 +36,8 @@ export function acceptedResult(done: Promise<void> = SETTLED): ReceiverResult {
 }
 
 /**
- * The answer to a refused delivery (a `WebhookVerificationError`, `ReceiverUnavailableError`,
- * `HandlerFailedError` or `IntegrationError`): its status and `{"error":{"code","message"}}`,
+ * The answer to a refused delivery (a `WebhookVerificationError`, `DeliveryRejectedError`,
+ * `ReceiverUnavailableError`, `HandlerFailedError` or `IntegrationError`): its status and `{"error":{"code","message"}}`,
  * plus `Allow` for 405 and `Retry-After` for 503. Any other error value becomes a 500 with a
  * generic message (its own message is not sent, as it may carry internal details).
  */
@@ -58,17 +57,4 @@ export function errorResponse(error: unknown): ReceiverResult {
   const retryAfter = RETRY_AFTER_SECONDS[code];
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
   return jsonResult(status, { error: { code, message } }, headers);
-}
-
-/** A `WebhookVerificationError` of `code` turned into its answer. */
-export function errorResult(code: WebhookErrorCode, message: string): ReceiverResult {
-  return errorResponse(new WebhookVerificationError(code, message));
-}
-
-/** The 413 error, shared by every body reader. */
-export function payloadTooLarge(maxBytes: number): WebhookVerificationError {
-  return new WebhookVerificationError(
-    'PAYLOAD_TOO_LARGE',
-    `The body is larger than the limit of ${maxBytes} bytes.`,
-  );
 }

@@ -1,8 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rawBodyMissingError } from '../errors/raw-body-missing.js';
-import { isWebhookVerificationError } from '../errors/webhook-verification-error.js';
-import { readWebBody } from './body-limit.js';
-import { readNodeBody, sendNodeResponse } from './node-io.js';
+import { handleNodeRequest, readWebBody, sendNodeResponse } from './request-body.js';
 import { errorResponse } from './responses.js';
 import type { Receiver, ReceiverRequest, ReceiverResult, WaitUntil } from './types.js';
 
@@ -12,14 +10,6 @@ type Refuse = (error: unknown) => ReceiverResult;
 
 function isPost(method: string | undefined): boolean {
   return method?.toUpperCase() === 'POST';
-}
-
-/** The answer to a body that could not be read within the limit. */
-function readFailure(error: unknown, refuse: Refuse): ReceiverResult {
-  const result = refuse(error);
-  // The rest of the body is left unread: the connection cannot be reused.
-  if (isWebhookVerificationError(error)) result.headers.connection = 'close';
-  return result;
 }
 
 /** The fix `RAW_BODY_MISSING` names for a Web `Request`. */
@@ -64,24 +54,23 @@ export function createFetchHandler(
   };
 }
 
+/** The fix `RAW_BODY_MISSING` names for a Node request. */
+const NODE_FIX = 'Hand the request to receiver.node before anything reads its body.';
+
 /**
- * `receiver.node`: a Node request listener. It reads the raw stream with the limit enforced, answers,
- * and resolves once the answer is written (processing may go on; see `drain`). It never rejects.
+ * `receiver.node`: a Node request listener on the one Node request path (`handleNodeRequest`). It
+ * answers, and resolves once the answer is written (processing may go on; see `drain`). It never
+ * rejects.
  */
 export function createNodeHandler(
   handle: Handle,
   maxBytes: number,
   refuse: Refuse = errorResponse,
 ): Receiver['node'] {
+  const receiver = { handle, reject: refuse, maxBodyBytes: maxBytes };
+  const options = { rawBodyFix: NODE_FIX };
   return async function nodeHandler(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let result: ReceiverResult;
-    try {
-      const body = isPost(req.method) ? await readNodeBody(req, { maxBytes }) : null;
-      result = await handle({ method: req.method ?? '', headers: req.headers, body });
-    } catch (error) {
-      if (req.destroyed && !isWebhookVerificationError(error)) return; // the client went away
-      result = readFailure(error, refuse);
-    }
-    sendNodeResponse(res, result);
+    const result = await handleNodeRequest(receiver, req, options);
+    if (result !== undefined) sendNodeResponse(res, result);
   };
 }

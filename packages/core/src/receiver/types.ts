@@ -192,7 +192,7 @@ export interface Receiver<E = WebhookEventMap> {
   /**
    * The answer to a delivery an adapter refused before handing it over (a body over
    * `maxBodyBytes` while reading it): logged, passed to `onRejected` and counted like any refused
-   * delivery. An error that is not a `WebhookVerificationError` is answered 500 `INTERNAL_ERROR`.
+   * delivery. An error that is not a refusal (`WebhookVerificationError`, `DeliveryRejectedError`, ...) is answered 500 `INTERNAL_ERROR`.
    */
   reject(error: unknown): ReceiverResult;
   /**

@@ -1,0 +1,217 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { rawBodyMissingError } from '../errors/raw-body-missing.js';
+import { deliveryRefusal } from '../errors/delivery-refusal.js';
+import { payloadTooLarge } from '../errors/delivery-rejected-error.js';
+import type { RawBody } from '../signature/bytes.js';
+import type { Receiver, ReceiverResult, WaitUntil } from './types.js';
+
+// Reading a request body within `maxBodyBytes` (a Web stream or a Node stream), and the one Node
+// request path every Node adapter takes: read the body or refuse, `Connection: close` after a
+// refusal mid-body, nothing written when the client went away.
+
+/**
+ * The declared `Content-Length`, when it is a plain decimal number; `undefined` otherwise (the
+ * limit is then enforced while reading).
+ */
+export function declaredLength(
+  value: string | readonly string[] | null | undefined,
+): number | undefined {
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  return text !== undefined && /^[0-9]{1,16}$/.test(text) ? Number(text) : undefined;
+}
+
+/** Collects chunks up to `maxBytes`; `push` throws `PAYLOAD_TOO_LARGE` as soon as it is passed. */
+export class ByteCollector {
+  readonly #chunks: Uint8Array[] = [];
+  #total = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  /** Adds a chunk; throws the 413 error when the total passes the limit. */
+  push(chunk: Uint8Array): void {
+    this.#total += chunk.byteLength;
+    if (this.#total > this.maxBytes) throw payloadTooLarge(this.maxBytes);
+    this.#chunks.push(chunk);
+  }
+
+  /** The collected bytes as one array (no copy when there is a single chunk). */
+  bytes(): Uint8Array {
+    if (this.#chunks.length === 1) return this.#chunks[0] as Uint8Array;
+    const out = new Uint8Array(this.#total);
+    let offset = 0;
+    for (const chunk of this.#chunks) {
+      out.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    return out;
+  }
+}
+
+/**
+ * Reads a Web body stream (a `Request`'s `body`, `null` for none) chunk by chunk, never holding
+ * more than `maxBytes` (+ one chunk): checks the declared `contentLength` first, then counts while
+ * reading and cancels the stream once the limit is passed. Rejects with `DeliveryRejectedError`
+ * `PAYLOAD_TOO_LARGE`.
+ */
+export async function readWebBody(
+  stream: ReadableStream<Uint8Array> | null,
+  contentLength: string | null,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  const declared = declaredLength(contentLength);
+  if (declared !== undefined && declared > maxBytes) {
+    if (stream !== null) stream.cancel().catch(() => undefined);
+    throw payloadTooLarge(maxBytes);
+  }
+  if (stream === null) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const collector = new ByteCollector(maxBytes);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      collector.push(value);
+    }
+  } catch (error) {
+    reader.cancel().catch(() => undefined);
+    throw error;
+  }
+  return collector.bytes();
+}
+
+const encoder = new TextEncoder();
+
+/** A Node readable request body: an `IncomingMessage`, or any `Readable` with optional headers. */
+export type NodeBodyStream = Readable & { headers?: IncomingHttpHeaders };
+
+/**
+ * Reads a Node request body (an `IncomingMessage` or any `Readable`) into bytes, with the limit
+ * enforced while reading: a `Content-Length` above `maxBytes` rejects before anything is read, and
+ * a body that passes the limit rejects at the chunk that passes it. Either way it rejects with
+ * `DeliveryRejectedError` `PAYLOAD_TOO_LARGE`, removes its listeners and pauses the stream (the
+ * rest of the body is not read; answer with `Connection: close`). Rejects with a plain `Error` when
+ * the stream fails, closes early, or was already read (for example by a body parser).
+ *
+ * @example
+ * const body = await readNodeBody(req, { maxBytes: receiver.maxBodyBytes });
+ */
+export function readNodeBody(
+  stream: NodeBodyStream,
+  options: { maxBytes: number },
+): Promise<Uint8Array> {
+  const { maxBytes } = options;
+  return new Promise<Uint8Array>((resolve, reject) => {
+    const declared = declaredLength(stream.headers?.['content-length']);
+    if (declared !== undefined && declared > maxBytes) {
+      stream.pause();
+      reject(payloadTooLarge(maxBytes));
+      return;
+    }
+    if (stream.readableEnded) {
+      reject(
+        new Error(
+          'The request body was already read (by a body parser?); the raw bytes are needed.',
+        ),
+      );
+      return;
+    }
+    const collector = new ByteCollector(maxBytes);
+    const cleanup = (): void => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+    };
+    const fail = (error: unknown): void => {
+      cleanup();
+      stream.pause();
+      reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    function onData(chunk: unknown): void {
+      try {
+        collector.push(typeof chunk === 'string' ? encoder.encode(chunk) : (chunk as Uint8Array));
+      } catch (error) {
+        fail(error);
+      }
+    }
+    function onEnd(): void {
+      cleanup();
+      resolve(collector.bytes());
+    }
+    function onError(error: unknown): void {
+      fail(error);
+    }
+    function onClose(): void {
+      fail(new Error('The request closed before its body was complete.'));
+    }
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+  });
+}
+
+/**
+ * Writes a `ReceiverResult` to a Node `ServerResponse` (status, headers, body). Does nothing when
+ * the response has already been sent or its connection is gone.
+ */
+export function sendNodeResponse(res: ServerResponse, result: ReceiverResult): void {
+  if (res.headersSent || res.writableEnded || res.destroyed) return;
+  res.statusCode = result.status;
+  for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
+  res.end(result.body);
+}
+
+/** What a Node adapter knows about the body before the request path reads it. */
+export interface NodeRequestOptions {
+  /** The raw bytes a body parser kept (`express.raw()`, `rawBodySaver`, koa-bodyparser's `rawBody`). */
+  kept?: RawBody | undefined;
+  /** A body parser read the stream without keeping the bytes: the answer is `500 RAW_BODY_MISSING`. */
+  consumed?: boolean;
+  /** What `RAW_BODY_MISSING`'s message tells the user to change, in this framework's words. */
+  rawBodyFix: string;
+  /** The platform's `waitUntil`, when it has one (Vercel). */
+  waitUntil?: WaitUntil | undefined;
+}
+
+/**
+ * The one Node request path (SPEC 17): a POST's raw body is the bytes a parser kept, else read from
+ * `req` with `maxBodyBytes` enforced while reading; a body a parser consumed is refused `500
+ * RAW_BODY_MISSING` naming `rawBodyFix`; a refusal while reading (413, a failed stream) is answered
+ * with `Connection: close`, since the rest of the body stays unread. Other methods go to the
+ * receiver unread (405). Resolves with the answer to write, or `undefined` when the client went
+ * away (nothing to write, nothing reported). Never rejects.
+ *
+ * @example
+ * const result = await handleNodeRequest(receiver, req, { kept: req.rawBody, rawBodyFix: FIX });
+ * if (result !== undefined) sendNodeResponse(res, result);
+ */
+export async function handleNodeRequest(
+  receiver: Pick<Receiver, 'handle' | 'reject' | 'maxBodyBytes'>,
+  req: IncomingMessage,
+  options: NodeRequestOptions,
+): Promise<ReceiverResult | undefined> {
+  const method = req.method ?? '';
+  const { waitUntil } = options;
+  if (method.toUpperCase() !== 'POST') {
+    return receiver.handle({ method, headers: req.headers, body: null, waitUntil });
+  }
+  let body = options.kept;
+  if (body === undefined) {
+    if (req.destroyed && !req.readableEnded) return undefined; // the client went away
+    // A parser read the stream (into an object) and kept no bytes: do not wait for it. The stream's
+    // state decides too, not only the parser's result: body-parser 1.x sets `{}` on bodies it skips.
+    if (options.consumed === true || req.readableEnded) {
+      return receiver.reject(rawBodyMissingError(options.rawBodyFix)); // logged, reported
+    }
+    try {
+      body = await readNodeBody(req, { maxBytes: receiver.maxBodyBytes });
+    } catch (error) {
+      if (req.destroyed && deliveryRefusal(error) === undefined) return undefined; // client gone
+      const refused = receiver.reject(error); // logged and reported like any refused delivery
+      return { ...refused, headers: { ...refused.headers, connection: 'close' } };
+    }
+  }
+  return receiver.handle({ method, headers: req.headers, body, waitUntil });
+}
