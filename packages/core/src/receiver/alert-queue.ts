@@ -1,24 +1,7 @@
-import type { ChurnRiskAlert } from '../payload/alert-schema.js';
+import type { QueuedAlert } from './handler-types.js';
+export type { QueuedAlert } from './handler-types.js';
 import type { Logger } from '../observability/logger.js';
 import type { TryInput } from './try-protocol.js';
-
-/**
- * An accepted alert on its way through a queue. Plain JSON, so that a durable queue can store it
- * as it is and hand it to a worker in another process.
- */
-export interface QueuedAlert {
-  /** The alert identity `userId:triggeredAt`, the de-duplication key. */
-  id: string;
-  /** The validated alert, unknown extra fields included. */
-  alert: ChurnRiskAlert;
-  /** When the receiver accepted the delivery, in milliseconds since the epoch. */
-  receivedAt: number;
-  /**
-   * Trace context of the delivery (W3C `traceparent` and `tracestate`), set by the receiver's
-   * instrumentation so that the processing, wherever it runs, links to the delivery's span.
-   */
-  traceContext?: Record<string, string>;
-}
 
 /** An alert the queue has taken: `done` settles when this process has finished its part. */
 export interface AcceptedAlert {

@@ -10,13 +10,13 @@ import { fromTraceCarrier } from '../observability/trace-carrier.js';
 import type { ReceiverTelemetry, TryRecord } from '../observability/telemetry.js';
 import type { ChurnRiskAlert } from '../payload/alert-schema.js';
 import { isThenable } from './work-queue.js';
-import type { AlertProcessor, QueuedAlert } from './alert-queue.js';
 import type {
   AlertContext,
   AnyHandler,
   ErrorHandler,
   HandlerOptions,
   HandlerRegistration,
+  QueuedAlert,
 } from './handler-types.js';
 
 // The try protocol (SPEC 13 and 17), the one for every queue. A try runs the alert's handlers that
@@ -321,10 +321,10 @@ function registration(
 
 /**
  * The receiver's handlers, `onError` handlers and retry policy, as a queue sees them
- * (`AlertProcessor`). The lists are replaced, never mutated, when handlers are added or removed:
+ * (it is the `AlertProcessor` a queue is attached with). The lists are replaced, never mutated, when handlers are added or removed:
  * an alert being processed keeps the lists it started with, without a copy per alert.
  */
-export class HandlerRegistry implements AlertProcessor {
+export class HandlerRegistry {
   handlers: readonly HandlerRegistration[] = [];
   errorHandlers: readonly ErrorHandler[] = [];
   readonly concurrency: number;
