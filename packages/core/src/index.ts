@@ -64,6 +64,14 @@ export {
   type DurableQueueOptions,
 } from './durable/durable-queue.js';
 export { createMemoryStore, type MemoryStoreOptions } from './durable/memory-store.js';
+export {
+  createPushQueue,
+  type DeliveredAlert,
+  type PushQueue,
+  type PushQueueOptions,
+  type PushVerdict,
+} from './durable/push-queue.js';
+export { withTimeout } from './durable/timing.js';
 export * from './client/index.js';
 export * from './batcher/index.js';
 export * from './observability/index.js';

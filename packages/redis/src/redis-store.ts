@@ -1,11 +1,12 @@
-import type {
-  AlertStore,
-  FailedAlert,
-  FailedListOptions,
-  QueueCounts,
-  QueueHealth,
-  QueuedAlert,
-  StoredAlert,
+import {
+  withTimeout,
+  type AlertStore,
+  type FailedAlert,
+  type FailedListOptions,
+  type QueueCounts,
+  type QueueHealth,
+  type QueuedAlert,
+  type StoredAlert,
 } from '@churn-risk/core';
 import { Job, Queue, Worker, type JobsOptions } from 'bullmq';
 import { randomUUID } from 'node:crypto';
@@ -13,7 +14,7 @@ import { openConnections, type Connections } from './connection.js';
 import { countJobs, listFailed } from './failed-alerts.js';
 import { JOB_NAME, QUEUE_NAME, toQueuedAlert, type AlertJobData } from './job-data.js';
 import { jobStore, type JobStore } from './job-store.js';
-import { withTimeout } from './timing.js';
+
 import {
   resolveRedisQueueOptions,
   type RedisQueueOptions,

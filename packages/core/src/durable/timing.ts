@@ -1,4 +1,11 @@
-/** Rejects with `Error(message)` when `promise` has not settled within `ms`. */
+/**
+ * Settles like `promise`, or rejects with `Error("<message> within <ms> ms.")` once `ms` have
+ * passed first (a late outcome of `promise` is dropped, never an unhandled rejection). For store
+ * authors: an `AlertStore`'s `health()` must answer even when its back end hangs.
+ *
+ * @example
+ * await withTimeout(client.ping(), 2000, 'Redis did not answer PING');
+ */
 export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {

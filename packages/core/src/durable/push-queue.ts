@@ -1,0 +1,197 @@
+import type {
+  AcceptResult,
+  AcceptedAlert,
+  AlertProcessor,
+  AlertQueue,
+  QueueHealth,
+  QueuedAlert,
+} from '../receiver/alert-queue.js';
+import { integerOption } from '../receiver/integer-option.js';
+import { runStoredTry, type TryVerdict } from '../receiver/try-protocol.js';
+import { withTimeout } from './timing.js';
+
+/**
+ * A message a push-based platform queue delivered (Cloudflare Queues, SQS through Lambda): the
+ * queued alert, and the state its previous try stored in the message.
+ */
+export interface DeliveredAlert {
+  readonly entry: QueuedAlert;
+  /** Tries made before this one (0 for the first delivery). */
+  readonly tries: number;
+  /** Ids of the handlers that succeeded in earlier tries: this try skips them. */
+  readonly succeeded: readonly string[];
+  /**
+   * How often the platform redelivered the message without a verdict (its consumer died or timed
+   * out). Above `maxStalls` the alert is failed without a try. Default 0.
+   */
+  readonly stalls?: number;
+}
+
+/**
+ * What to do with a delivered message after its try: acknowledge it (`completed`), deliver it
+ * again after `delayMs` with one more try and the new record (`retry`), or move it to the failed
+ * store (`failed`). `error` (a `HandlersFailedError`, or an `AlertStalledError`) is the reason.
+ */
+export type PushVerdict =
+  | { readonly outcome: 'completed' }
+  | {
+      readonly outcome: 'retry' | 'failed';
+      readonly delayMs: number;
+      readonly tries: number;
+      readonly succeeded: readonly string[];
+      readonly error: Error;
+    };
+
+/** Options of `createPushQueue`: the producer side of a platform queue. */
+export interface PushQueueOptions {
+  /** A short name for messages and health output, e.g. `'cloudflare-queues'`. */
+  kind: string;
+  /**
+   * Sends an accepted alert to the platform queue before the receiver answers `202`:
+   * `'duplicate'` when a shared identity store (D1) says it was seen. A rejection (or no answer
+   * within `enqueueTimeoutMs`) is answered `503 OVERLOADED`, and nothing is claimed.
+   */
+  send(entry: QueuedAlert): Promise<'accepted' | 'duplicate'>;
+  /** Whether the platform queue answers (for `receiver.health()`). */
+  health?(): Promise<QueueHealth>;
+  /** Longest wait for `send`; beyond it the answer is `503`. Default 2,000. */
+  enqueueTimeoutMs?: number;
+  /** Redeliveries without a verdict after which the alert is failed without a try. Default 3. */
+  maxStalls?: number;
+}
+
+/** The queue `createPushQueue` returns: an `AlertQueue`, plus the consumer's entry point. */
+export interface PushQueue extends AlertQueue {
+  /**
+   * Runs one try of a message the platform delivered (core's try protocol, with the handlers of
+   * the receiver this queue was given to) and hands the verdict to `apply`, which applies it on
+   * the platform (ack; a new message with the record and a delay; the failed store) and resolves
+   * `true` once that went through. A `failed` verdict reaches `onError` only after `apply`
+   * resolved `true`: exactly once per failed alert. Rejects only when `apply` rejects (then
+   * nothing was reported, and the platform redelivers the message).
+   *
+   * @example
+   * // A Cloudflare Queues consumer, one message:
+   * await queue.runDelivered(message.body, async (verdict) => {
+   *   if (verdict.outcome === 'completed') message.ack();
+   *   else if (verdict.outcome === 'retry') { await env.ALERTS.send({ ...message.body, tries: verdict.tries, succeeded: verdict.succeeded }, { delaySeconds: Math.ceil(verdict.delayMs / 1000) }); message.ack(); }
+   *   else { await env.DB.prepare('INSERT INTO failed ...').run(); message.ack(); }
+   *   return true;
+   * });
+   */
+  runDelivered(
+    message: DeliveredAlert,
+    apply: (verdict: PushVerdict) => Promise<boolean>,
+  ): Promise<void>;
+}
+
+const ACCEPTED: AcceptedAlert = Object.freeze({ done: Promise.resolve() });
+
+/** A verdict as a push queue applies it: the try count it stores goes with it. */
+function toPushVerdict(verdict: TryVerdict, tries: number): PushVerdict {
+  if (verdict.outcome === 'completed') return verdict;
+  const { outcome, delayMs, succeeded, error } = verdict;
+  return { outcome, delayMs, tries: tries + 1, succeeded, error };
+}
+
+class PlatformPushQueue implements PushQueue {
+  readonly processesInline = false;
+  readonly durable = true;
+  readonly kind: string;
+  readonly #options: PushQueueOptions;
+  readonly #enqueueTimeoutMs: number;
+  readonly #maxStalls: number;
+  #processor: AlertProcessor | undefined;
+  #running = 0;
+  #closed = false;
+
+  constructor(options: PushQueueOptions) {
+    if (typeof (options as unknown) !== 'object' || typeof options.send !== 'function') {
+      throw new TypeError('createPushQueue needs { kind, send(entry) }.');
+    }
+    this.kind = options.kind;
+    this.#options = options;
+    this.#enqueueTimeoutMs = integerOption(
+      'enqueueTimeoutMs',
+      options.enqueueTimeoutMs ?? 2_000,
+      1,
+    );
+    this.#maxStalls = integerOption('maxStalls', options.maxStalls ?? 3, 0);
+  }
+
+  attach(processor: AlertProcessor): void {
+    if (this.#processor !== undefined) throw new TypeError('This queue is already attached.');
+    this.#processor = processor;
+  }
+
+  accept(entry: QueuedAlert): Promise<AcceptResult> {
+    if (this.#closed) return Promise.reject(new Error('The queue is closed.'));
+    const sent = this.#options.send(entry);
+    const message = `The ${this.kind} queue did not take the alert`;
+    return withTimeout(sent, this.#enqueueTimeoutMs, message).then((answer) =>
+      answer === 'duplicate' ? 'duplicate' : ACCEPTED,
+    );
+  }
+
+  async runDelivered(
+    message: DeliveredAlert,
+    apply: (verdict: PushVerdict) => Promise<boolean>,
+  ): Promise<void> {
+    const processor = this.#processor;
+    if (processor === undefined) {
+      throw new TypeError('Give the queue to createReceiver({ queue }) before it runs messages.');
+    }
+    this.#running++;
+    try {
+      const stored = {
+        tries: message.tries,
+        succeeded: message.succeeded,
+        stalls: message.stalls ?? 0,
+      };
+      await runStoredTry(processor.input(message.entry), stored, this.#maxStalls, (verdict) =>
+        apply(toPushVerdict(verdict, message.tries)),
+      );
+    } finally {
+      this.#running--;
+    }
+  }
+
+  consume(): void {
+    // The platform pushes messages to the consumer, which calls runDelivered.
+  }
+
+  idle(): Promise<void> {
+    return Promise.resolve(); // the platform holds what is waiting
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    return Promise.resolve();
+  }
+
+  get queued(): number {
+    return 0;
+  }
+
+  get running(): number {
+    return this.#running;
+  }
+
+  health(): Promise<QueueHealth> {
+    return this.#options.health?.() ?? Promise.resolve({ reachable: true });
+  }
+}
+
+/**
+ * A durable queue on a push-based platform queue (SPEC 17's last rule; Cloudflare Queues in SPEC
+ * 16): `send` stores an accepted alert on the platform before the `202`, and the platform's
+ * consumer calls `runDelivered` for each message, which runs core's one try protocol and hands
+ * back the verdict to apply, with the same `onError` rule as `createDurableQueue`.
+ *
+ * @example
+ * const queue = createPushQueue({ kind: 'cloudflare-queues', send: (entry) => env.ALERTS.send({ entry, tries: 0, succeeded: [] }).then(() => 'accepted') });
+ * const receiver = createReceiver({ secret, queue });
+ */
+export function createPushQueue(options: PushQueueOptions): PushQueue {
+  return new PlatformPushQueue(options);
+}
