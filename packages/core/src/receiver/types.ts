@@ -13,7 +13,8 @@ export type {
   HandlerOptions,
   HandlerRegistration,
 } from './handler-types.js';
-import type { HeadersInput as WireHeaders, SignedContent } from '../signature/verify.js';
+import type { HeadersInput, SignedContent } from '../signature/verify.js';
+export type { HeadersInput } from '../signature/verify.js';
 
 /**
  * Where the receiver remembers the alert identities it has accepted, so that a redelivered alert
@@ -103,9 +104,6 @@ export interface ReceiverOptions {
   /** Clock in milliseconds, like `Date.now` (for tests). */
   now?: () => number;
 }
-
-/** Request headers as frameworks hand them over: a Web `Headers` or a plain record. */
-export type HeadersInput = WireHeaders;
 
 /** A framework-free request: what an adapter hands to `receiver.handle`. */
 export interface ReceiverRequest {
