@@ -1,0 +1,17 @@
+/**
+ * @churn-risk/postgres: durable, multi-instance acceptance and processing of churn-risk alerts on
+ * Postgres through pg-boss (SPEC section 15). See the package README.
+ */
+export { createPostgresQueue, type PostgresQueue } from './postgres-queue.js';
+export {
+  POSTGRES_QUEUE_DEFAULTS,
+  type PostgresConnection,
+  type PostgresQueueOptions,
+} from './options.js';
+export {
+  createPostgresStore,
+  type AlertJobData,
+  type PostgresAlertStore,
+} from './postgres-store.js';
+/** From `@churn-risk/core` (every durable store lists them alike). */
+export type { FailedAlert, FailedListOptions, QueueCounts } from '@churn-risk/core';

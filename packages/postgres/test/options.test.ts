@@ -1,0 +1,67 @@
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { createPostgresQueue, createPostgresStore, POSTGRES_QUEUE_DEFAULTS } from '../src/index.js';
+
+const URL = 'postgres://app:pw@127.0.0.1:1/alerts';
+
+describe('createPostgresQueue options', () => {
+  it('has the defaults of SPEC 15', () => {
+    expect(POSTGRES_QUEUE_DEFAULTS).toEqual({
+      schema: 'churn_risk',
+      lockDurationMs: 30_000,
+      maxStalls: 3,
+      enqueueTimeoutMs: 2_000,
+      dedupeTtlMs: 72 * 3_600_000,
+      keepFailedMs: 30 * 24 * 3_600_000,
+    });
+    const store = createPostgresStore({ connection: URL });
+    expect([store.kind, store.schema, store.queueName]).toEqual([
+      'postgres',
+      'churn_risk',
+      'churn-risk-alerts',
+    ]);
+  });
+
+  it.each([
+    ['no options', undefined],
+    ['no connection', {}],
+    ['a connection that is not a postgres:// URL', { connection: 'redis://127.0.0.1:6379' }],
+    ['a number as connection', { connection: 5432 }],
+    ['a schema with upper case', { connection: URL, schema: 'Churn' }],
+    ['a schema with a quote', { connection: URL, schema: 'a";drop' }],
+    ['an empty schema', { connection: URL, schema: '' }],
+    ['lockDurationMs 0', { connection: URL, lockDurationMs: 0 }],
+    ['lockDurationMs 1.5', { connection: URL, lockDurationMs: 1.5 }],
+    ['maxStalls -1', { connection: URL, maxStalls: -1 }],
+    ['maxStalls 1.5', { connection: URL, maxStalls: 1.5 }],
+    ['enqueueTimeoutMs "2000"', { connection: URL, enqueueTimeoutMs: '2000' }],
+    ['dedupeTtlMs NaN', { connection: URL, dedupeTtlMs: Number.NaN }],
+    ['keepFailedMs beyond an int of seconds', { connection: URL, keepFailedMs: 2 ** 31 * 1000 }],
+    ['reclaimIntervalMs 0', { connection: URL, reclaimIntervalMs: 0 }],
+  ])('refuses %s with a TypeError at creation', (_name, options) => {
+    expect(() => createPostgresQueue(options as never)).toThrow(TypeError);
+    expect(() => createPostgresStore(options as never)).toThrow(TypeError);
+  });
+
+  it('accepts a URL, pool options and a pg.Pool, and never ends a pool it was given', async () => {
+    const pool = new pg.Pool({ connectionString: URL });
+    const queues = [
+      createPostgresQueue({ connection: URL }),
+      createPostgresQueue({ connection: { host: '127.0.0.1', port: 1, database: 'alerts' } }),
+      createPostgresQueue({ connection: pool, schema: 'other', maxStalls: 0 }),
+    ];
+    await Promise.all(queues.map((queue) => queue.close()));
+    expect(pool.ended).toBe(false);
+    await pool.end();
+  });
+
+  it('health() of a database that is down names the host, never the password', async () => {
+    const queue = createPostgresQueue({ connection: URL, enqueueTimeoutMs: 500 });
+    const health = await queue.health();
+    expect(health.reachable).toBe(false);
+    expect(health.error).toContain('127.0.0.1:1/alerts');
+    expect(health.error).not.toContain('pw');
+    await expect(queue.depth()).rejects.toThrow();
+    await queue.close();
+  });
+});

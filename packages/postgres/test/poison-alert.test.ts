@@ -1,0 +1,75 @@
+import { createReceiver, type StoredAlert } from '@churn-risk/core';
+import { describe, expect, it } from 'vitest';
+import { createPostgresQueue, createPostgresStore } from '../src/index.js';
+import { deliveryOf, makeAlert, SECRET, until, usePostgres } from './helpers.js';
+
+// SPEC 13 and 15: an alert whose worker died mid-alert more than maxStalls times goes to the
+// failed set, with an error that says it stalled, and onError is called once. Each "death" here is
+// a take whose lease is left to expire (what a SIGKILLed worker leaves behind), on a real Postgres.
+
+const postgres = usePostgres();
+
+describe('a poison alert (real Postgres)', () => {
+  it('is failed after maxStalls stalls, onError once, and other alerts keep flowing', async () => {
+    const schema = 'poison';
+    const maxStalls = 2;
+    const leaseMs = 200;
+    // The process that dies: it takes the alert and never writes again.
+    const dying = createPostgresStore({ connection: postgres.url, schema });
+    postgres.open.queues.push(createPostgresQueue({ connection: postgres.url, schema }));
+    const poison = makeAlert();
+    const web = createReceiver({
+      secret: SECRET,
+      queue: createPostgresQueue({ connection: postgres.url, schema }),
+      consume: false,
+    });
+    postgres.open.receivers.push(web);
+    expect((await web.handle(deliveryOf(poison))).status).toBe(202);
+
+    for (let death = 0; death <= maxStalls; death++) {
+      let taken: StoredAlert | undefined;
+      await until(
+        async () => {
+          await dying.reclaimExpired({ maxStalls });
+          taken = await dying.take({ token: `dying-${String(death)}`, leaseMs });
+          return taken !== undefined;
+        },
+        `take ${String(death)}`,
+      );
+      expect(taken?.stalls).toBe(death);
+      await new Promise((resolve) => setTimeout(resolve, leaseMs + 50)); // the worker "dies"
+    }
+    await dying.close();
+
+    // A healthy worker: it reclaims the alert, sees stalls > maxStalls and fails it unrun.
+    const queue = createPostgresQueue({
+      connection: postgres.url,
+      schema,
+      lockDurationMs: leaseMs,
+      maxStalls,
+      reclaimIntervalMs: 50,
+    });
+    const worker = createReceiver({ secret: SECRET, queue });
+    postgres.open.receivers.push(worker);
+    const ran: string[] = [];
+    const errors: string[] = [];
+    worker.on('churn_risk_alert', (alert) => void ran.push(alert.userId));
+    worker.onError(
+      (error) => void errors.push(error instanceof Error ? error.message : String(error)),
+    );
+    const healthy = makeAlert();
+    expect((await web.handle(deliveryOf(healthy))).status).toBe(202);
+    await until(
+      async () => (await queue.counts()).failed === 1 && ran.length === 1,
+      'the verdicts',
+    );
+    expect(ran).toEqual([healthy.userId]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/stalled/i);
+    const [failed] = await queue.failed();
+    expect(failed?.alertId).toBe(`${String(poison.userId)}:${String(poison.triggeredAt)}`);
+    expect(failed?.error).toMatch(/stalled/i);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(errors).toHaveLength(1); // once
+  });
+});
