@@ -50,12 +50,13 @@ export {
 export { alertIdentity, parseEvent, type ParsedEvent } from './payload/parse-event.js';
 export * as wire from './wire/schemas.js';
 export * from './receiver/index.js';
-export type {
-  AlertStore,
-  FailedAlert,
-  FailedListOptions,
-  QueueCounts,
-  StoredAlert,
+export {
+  resolveFailedListOptions,
+  type AlertStore,
+  type FailedAlert,
+  type FailedListOptions,
+  type QueueCounts,
+  type StoredAlert,
 } from './durable/alert-store.js';
 export {
   createDurableQueue,

@@ -1,11 +1,12 @@
-import type {
-  AlertStore,
-  FailedAlert,
-  FailedListOptions,
-  QueueCounts,
-  QueueHealth,
-  QueuedAlert,
-  StoredAlert,
+import {
+  resolveFailedListOptions,
+  type AlertStore,
+  type FailedAlert,
+  type FailedListOptions,
+  type QueueCounts,
+  type QueueHealth,
+  type QueuedAlert,
+  type StoredAlert,
 } from '@churn-risk/core';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
@@ -53,14 +54,6 @@ const RETRY_LIMIT = 1_000_000;
 const EXPIRE_SECONDS = 24 * 3600;
 /** How often a consuming process deletes expired identities, at most. */
 const SWEEP_INTERVAL_MS = 60_000;
-
-function listOptions(options: FailedListOptions): { limit: number; offset: number } {
-  const limit = options.limit ?? 50;
-  const offset = options.offset ?? 0;
-  if (!Number.isInteger(limit) || limit < 1) throw new TypeError('limit must be at least 1.');
-  if (!Number.isInteger(offset) || offset < 0) throw new TypeError('offset must be at least 0.');
-  return { limit, offset };
-}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -240,7 +233,7 @@ class PgAlertStore implements PostgresAlertStore {
   }
 
   async failed(options: FailedListOptions = {}): Promise<FailedAlert[]> {
-    const { limit, offset } = listOptions(options);
+    const { limit, offset } = resolveFailedListOptions(options);
     const { rows } = await this.#query(this.#sql.failed, [QUEUE, limit, offset]);
     return (rows as { id: string; data: AlertJobData; completed_on: Date | null }[]).map((row) => {
       const entry = JSON.parse(row.data.entry) as QueuedAlert;

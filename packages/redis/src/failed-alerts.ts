@@ -1,4 +1,9 @@
-import type { FailedAlert, FailedListOptions, QueueCounts } from '@churn-risk/core';
+import {
+  resolveFailedListOptions,
+  type FailedAlert,
+  type FailedListOptions,
+  type QueueCounts,
+} from '@churn-risk/core';
 import type { Job, Queue } from 'bullmq';
 import type { AlertJobData } from './job-data.js';
 
@@ -21,10 +26,7 @@ export async function listFailed(
   queue: Queue<AlertJobData>,
   options: FailedListOptions = {},
 ): Promise<FailedAlert[]> {
-  const limit = options.limit ?? 50;
-  const offset = options.offset ?? 0;
-  if (!Number.isInteger(limit) || limit < 1) throw new TypeError('limit must be at least 1.');
-  if (!Number.isInteger(offset) || offset < 0) throw new TypeError('offset must be at least 0.');
+  const { limit, offset } = resolveFailedListOptions(options);
   const jobs = await queue.getFailed(offset, offset + limit - 1);
   return jobs.map(toFailedAlert);
 }

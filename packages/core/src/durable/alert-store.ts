@@ -48,6 +48,21 @@ export interface FailedListOptions {
   offset?: number;
 }
 
+/**
+ * `FailedListOptions` with the defaults (50, 0) filled in; a `TypeError` for a limit below 1 or a
+ * negative offset. For store authors, so that every store refuses the same way.
+ */
+export function resolveFailedListOptions(options: FailedListOptions = {}): {
+  limit: number;
+  offset: number;
+} {
+  const limit = options.limit ?? 50;
+  const offset = options.offset ?? 0;
+  if (!Number.isInteger(limit) || limit < 1) throw new TypeError('limit must be at least 1.');
+  if (!Number.isInteger(offset) || offset < 0) throw new TypeError('offset must be at least 0.');
+  return { limit, offset };
+}
+
 /** Alerts by state, across every process that shares the store. */
 export interface QueueCounts {
   /** Due, and not taken. */

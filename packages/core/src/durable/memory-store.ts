@@ -1,10 +1,11 @@
 import type { QueueHealth, QueuedAlert } from '../receiver/alert-queue.js';
-import type {
-  AlertStore,
-  FailedAlert,
-  FailedListOptions,
-  QueueCounts,
-  StoredAlert,
+import {
+  resolveFailedListOptions,
+  type AlertStore,
+  type FailedAlert,
+  type FailedListOptions,
+  type QueueCounts,
+  type StoredAlert,
 } from './alert-store.js';
 
 /** Options of `createMemoryStore`. */
@@ -32,14 +33,6 @@ interface Job {
   token: string | undefined;
   error: string | undefined;
   finishedAt: number | undefined;
-}
-
-function listOptions(options: FailedListOptions): { limit: number; offset: number } {
-  const limit = options.limit ?? 50;
-  const offset = options.offset ?? 0;
-  if (!Number.isInteger(limit) || limit < 1) throw new TypeError('limit must be at least 1.');
-  if (!Number.isInteger(offset) || offset < 0) throw new TypeError('offset must be at least 0.');
-  return { limit, offset };
 }
 
 class MemoryAlertStore implements AlertStore {
@@ -174,7 +167,7 @@ class MemoryAlertStore implements AlertStore {
   }
 
   async failed(options: FailedListOptions = {}): Promise<FailedAlert[]> {
-    const { limit, offset } = listOptions(options);
+    const { limit, offset } = resolveFailedListOptions(options);
     await this.#check();
     return [...this.#jobs.values()]
       .filter((job) => job.state === 'failed')
