@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from './bytes.js';
-import { constantTimeEqual, constantTimeEqualLatin1 } from './bytes.js';
-import { backend as nodeBackend } from './hmac-node.js';
+import { constantTimeEqual } from './bytes.js';
+import { constantTimeEqualLatin1, backend as nodeBackend } from './hmac-node.js';
 import { backend as webBackend } from './hmac-web.js';
 
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);

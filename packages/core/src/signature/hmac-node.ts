@@ -1,5 +1,4 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
-import { constantTimeEqualLatin1 } from './bytes.js';
 import type { HmacBackend, HmacPart } from './hmac-backend.js';
 
 // A KeyObject spares OpenSSL the key's preparation on every HMAC; keys are long-lived (one per
@@ -43,3 +42,16 @@ export const backend: HmacBackend = {
     return matched;
   },
 };
+
+/**
+ * `constantTimeEqual` (bytes.ts) for a digest held as a Latin-1 string (one char code per byte, what
+ * `digest('latin1')` gives): same guarantees, no byte array needed for the digest. Kept in this
+ * file, the one that calls it, so that it is bundled into the node:crypto back end's own module.
+ */
+export function constantTimeEqualLatin1(a: string, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  // A char code above 0xff (not a Latin-1 digest) leaves bits set in `diff`: unequal.
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ (b[i] as number);
+  return diff === 0;
+}
