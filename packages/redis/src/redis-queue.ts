@@ -30,6 +30,8 @@ export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
     maxStalls: resolved.maxStalls,
     dedupeTtlMs: resolved.dedupeTtlMs,
     enqueueTimeoutMs: resolved.enqueueTimeoutMs,
+    // A take waits on BullMQ's marker once the queue is drained: no poll interval on top of it.
+    pollIntervalMs: 0,
   });
   return Object.defineProperty(queue, 'bullQueue', {
     value: store.bullQueue,

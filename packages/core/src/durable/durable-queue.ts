@@ -101,16 +101,23 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
   readonly #enqueueTimeoutMs: number;
   readonly #pollIntervalMs: number;
   readonly #instance = instanceId();
-  #takes = 0;
+  #tokens = 0;
   #processor: AlertProcessor | undefined;
   #running = 0;
-  #pump: Promise<void> | undefined;
+  /** Whether `consume` started taking alerts. */
+  #consuming = false;
+  /** Takes in flight; several while alerts are due, one (which may wait for work) once drained. */
+  #taking = 0;
+  /** The last take found nothing due. */
+  #drained = false;
+  /** The takes in flight and their naps, for `close`. */
+  readonly #takes = new Set<Promise<void>>();
   #reclaimTimer: ReturnType<typeof setInterval> | undefined;
   #reclaiming = false;
   #stopping = false;
   #closed: Promise<void> | undefined;
-  /** The pump's current wait (for a due alert or a free slot), ended early by `#poke`. */
-  #waiting: (() => void) | undefined;
+  /** Naps after a take that found nothing, ended early by `#poke`. */
+  readonly #naps = new Set<() => void>();
   /** Whether the store failed at the last call of the pump or the reclaim (logged once). */
   #storeDown = false;
 
@@ -165,8 +172,9 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
   }
 
   consume(): void {
-    if (this.#processor === undefined || this.#pump !== undefined || this.#stopping) return;
-    this.#pump = this.#runPump(this.#processor);
+    if (this.#processor === undefined || this.#consuming || this.#stopping) return;
+    this.#consuming = true;
+    this.#fill();
     void this.#reclaim();
     this.#reclaimTimer = setInterval(() => void this.#reclaim(), this.#reclaimIntervalMs);
   }
@@ -176,7 +184,7 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     // a process that only accepts has nothing of its own to wait for.
     return pollUntil(async () => {
       if (this.#running > 0) return false;
-      if (this.#pump === undefined) return true;
+      if (!this.#consuming) return true;
       const counts = await this.store.counts();
       return counts.waiting + counts.active + counts.delayed === 0;
     }, signal);
@@ -190,7 +198,7 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
       // The pump ends after its current take (a store whose take waits for work ends the wait),
       // and every try it started has stored its verdict before the store is closed.
       await this.store.stopTaking?.();
-      await this.#pump;
+      while (this.#takes.size > 0) await Promise.all(this.#takes);
       await pollUntil(() => this.#running === 0);
       await this.store.close();
     })();
@@ -248,44 +256,72 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     return this.#stopping;
   }
 
-  /** Ends the pump's current wait: an alert may be due, or a slot is free. */
+  /** An alert may be due, or a slot is free: naps end, and takes start where there is room. */
   #poke(): void {
-    const wake = this.#waiting;
-    this.#waiting = undefined;
-    wake?.();
+    this.#drained = false;
+    for (const wake of this.#naps) wake();
+    this.#naps.clear();
+    this.#fill();
   }
 
-  async #wait(ms: number): Promise<void> {
+  /**
+   * Starts takes while this process has free slots: several at once while alerts are due (a
+   * take is a round trip to the store), one once the store had nothing (a store that can wait for
+   * work, like Redis, waits in it; another is asked again after `pollIntervalMs`).
+   */
+  #fill(): void {
+    const processor = this.#processor;
+    if (processor === undefined || !this.#consuming) return;
+    while (
+      !this.#stopping &&
+      this.#running + this.#taking < processor.concurrency &&
+      (this.#taking === 0 || !this.#drained)
+    ) {
+      this.#taking++;
+      const take = this.#takeOne(processor).finally(() => {
+        this.#takes.delete(take);
+      });
+      this.#takes.add(take);
+    }
+  }
+
+  /** Ends after `ms`, or at the next `#poke`. */
+  async #nap(ms: number): Promise<void> {
     const { done, wake } = nap(ms);
-    this.#waiting = wake;
+    this.#naps.add(wake);
     await done;
+    this.#naps.delete(wake);
   }
 
-  /** Takes due alerts while this process has free slots, until `close`. */
-  async #runPump(processor: AlertProcessor): Promise<void> {
-    while (!this.#stopping) {
-      if (this.#running >= processor.concurrency) {
-        await this.#wait(this.#leaseMs); // a finished try pokes
-        continue;
-      }
-      const token = `${this.#instance}:${String(++this.#takes)}`;
-      const started = Date.now();
-      let taken: StoredAlert | undefined;
-      try {
-        taken = await this.store.take({ token, leaseMs: this.#leaseMs });
-        this.#storeUp(processor);
-      } catch (error) {
-        if (this.#halted()) break;
-        this.#storeFailed(processor, error);
-        await this.#wait(STORE_BACKOFF_MS);
-        continue;
-      }
-      // Taken while stopping: it runs all the same (close waits for it), cheaper than a stall.
-      if (taken !== undefined) void this.#run(processor, taken, token);
-      else if (!this.#halted() && Date.now() - started < INSTANT_MS) {
-        await this.#wait(this.#pollIntervalMs);
+  /** One take; its alert's try runs on its own, and the next takes start. */
+  async #takeOne(processor: AlertProcessor): Promise<void> {
+    const token = `${this.#instance}:${String(++this.#tokens)}`;
+    const started = Date.now();
+    let taken: StoredAlert | undefined;
+    try {
+      taken = await this.store.take({ token, leaseMs: this.#leaseMs });
+      this.#storeUp(processor);
+    } catch (error) {
+      this.#taking--;
+      if (this.#halted()) return;
+      this.#storeFailed(processor, error);
+      this.#drained = true;
+      await this.#nap(STORE_BACKOFF_MS);
+      this.#fill();
+      return;
+    }
+    this.#taking--;
+    // Taken while stopping: it runs all the same (close waits for it), cheaper than a stall.
+    if (taken !== undefined) {
+      this.#drained = false;
+      void this.#run(processor, taken, token);
+    } else {
+      this.#drained = true;
+      if (!this.#halted() && Date.now() - started < INSTANT_MS && this.#pollIntervalMs > 0) {
+        await this.#nap(this.#pollIntervalMs);
       }
     }
+    this.#fill();
   }
 
   /** One try of a taken alert, its lease renewed until its verdict is stored. */
@@ -305,7 +341,7 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     } finally {
       clearInterval(lease);
       this.#running--;
-      this.#poke();
+      this.#fill(); // a slot is free
     }
   }
 
