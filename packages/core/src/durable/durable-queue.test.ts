@@ -38,13 +38,14 @@ function recordingLogger(): Logger & { lines: [string, string][] } {
 
 function receiverOn(
   store: AlertStore,
-  options: DurableQueueOptions & { retries?: number; logger?: Logger } = {},
+  options: DurableQueueOptions & { retries?: number; logger?: Logger; concurrency?: number } = {},
 ): Receiver {
-  const { retries = 0, logger, ...queueOptions } = options;
+  const { retries = 0, logger, concurrency = 10, ...queueOptions } = options;
   return createReceiver({
     secret: SECRET,
     queue: createDurableQueue(store, { pollIntervalMs: 10, ...queueOptions }),
     retries: { retries, backoffMs: () => 5 },
+    concurrency,
     ...(logger === undefined ? {} : { logger }),
   });
 }
@@ -86,10 +87,11 @@ describe('createDurableQueue', () => {
     const store = createMemoryStore();
     const reported: string[] = [];
     const logger = recordingLogger();
-    // A's renewals are refused (its process stalled), so B takes the alert over meanwhile.
+    // A's renewals are refused (its process stalled), so B takes the alert over meanwhile. Only B
+    // reclaims, and A, with one slot, takes nothing more while its try runs.
     const a = receiverOn(
       withExtend(store, () => Promise.resolve(false)),
-      { leaseMs: 120, reclaimIntervalMs: 20, logger },
+      { leaseMs: 120, reclaimIntervalMs: 60_000, logger, concurrency: 1 },
     );
     const b = receiverOn(store, { leaseMs: 5_000, reclaimIntervalMs: 20 });
     a.on('churn_risk_alert', async () => {
