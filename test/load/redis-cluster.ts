@@ -185,7 +185,7 @@ export async function runCluster(options: ClusterOptions): Promise<ClusterReport
  * (it has seconds left to run, so the kill lands mid-handler). After 30 s without one it kills the
  * first worker anyway, and the test's "killed mid-handler" check fails.
  */
-async function killMidHandler(workers: NodeProcess[], logFiles: string[]): Promise<number> {
+export async function killMidHandler(workers: NodeProcess[], logFiles: string[]): Promise<number> {
   const holding = (file: string): boolean => {
     const open = new Set<string>();
     for (const [kind, id] of readLog(file)) {
@@ -211,7 +211,7 @@ async function killMidHandler(workers: NodeProcess[], logFiles: string[]): Promi
   return victim.pid;
 }
 
-function collectRuns(dir: string): Map<string, [string, string][]> {
+export function collectRuns(dir: string): Map<string, [string, string][]> {
   const runs = new Map<string, [string, string][]>();
   for (const name of readdirSync(dir).sort()) {
     for (const [kind, id, pid] of readLog(join(dir, name))) {

@@ -23,14 +23,20 @@ interface Waiter {
 
 /**
  * Runs a TypeScript file from source (tsx, the `@churn-risk/source` condition) with extra
- * environment variables; stderr goes to this process's stderr.
+ * environment variables; stderr goes to this process's stderr. `node` is the binary (default this
+ * process's; the Postgres tests pass a Node >= 22.12, which pg-boss 12 needs).
  */
-export function spawnTs(script: string, env: Record<string, string>, cwd?: string): NodeProcess {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@churn-risk/source', '--import', 'tsx', script],
-    { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+export function spawnTs(
+  script: string,
+  env: Record<string, string>,
+  cwd?: string,
+  node: string = process.execPath,
+): NodeProcess {
+  const child = spawn(node, ['--conditions=@churn-risk/source', '--import', 'tsx', script], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const lines: string[] = [];
   const waiters: Waiter[] = [];

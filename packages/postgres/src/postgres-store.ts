@@ -134,6 +134,13 @@ class PgAlertStore implements PostgresAlertStore {
     await this.#start();
     const client = await this.#pool.connect();
     let release: Error | undefined;
+    // A checked-out client has no listener of the pool's: without one of its own, a connection
+    // lost mid-transaction (the server stopped or crashed) is an unhandled 'error' event that
+    // ends the process. The query in flight rejects with the same error, answered 503 below.
+    const lost = (error: Error): void => {
+      release = error;
+    };
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       const jobId = randomUUID();
@@ -166,6 +173,7 @@ class PgAlertStore implements PostgresAlertStore {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
+      client.removeListener('error', lost);
       client.release(release);
     }
   }

@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import { startChild, type Child } from './child-process.js';
+
+/** How the demo runs its worker: small enough to see it crash mid-alert. */
+export const WORKER_SETTINGS = { concurrency: 4, workMs: 80, lockMs: 3000, reclaimMs: 1000 };
+
+/** What every process of the demo shares. */
+export interface ProcessEnv {
+  databaseUrl: string;
+  secret: string;
+  /** Folder of the worker's store file. */
+  dir: string;
+  /** Called with each process as soon as it is spawned (so that it is stopped on the way out). */
+  track: (child: Child) => Child;
+}
+
+/** The worker's idempotent store: one JSON line per handled alert. */
+export function storeFile(env: ProcessEnv): string {
+  return join(env.dir, 'follow-up-tasks.jsonl');
+}
+
+/** Starts `src/web.ts` on a free port; resolves with the process and its webhook URL. */
+export async function startWeb(
+  name: string,
+  env: ProcessEnv,
+): Promise<{ child: Child; webhook: string }> {
+  const child = env.track(
+    startChild(name, 'web.ts', {
+      DATABASE_URL: env.databaseUrl,
+      CHURN_RISK_WEBHOOK_SECRET: env.secret,
+      PORT: '0',
+    }),
+  );
+  const line = await child.waitForLine(/^listening on /);
+  return { child, webhook: `${line.slice('listening on '.length)}/webhooks/churn-risk` };
+}
+
+/** Starts `src/worker.ts`; resolves once it is ready. */
+export async function startWorker(name: string, env: ProcessEnv): Promise<Child> {
+  const child = env.track(
+    startChild(name, 'worker.ts', {
+      DATABASE_URL: env.databaseUrl,
+      CHURN_RISK_WEBHOOK_SECRET: env.secret,
+      STORE_FILE: storeFile(env),
+      CONCURRENCY: String(WORKER_SETTINGS.concurrency),
+      WORK_MS: String(WORKER_SETTINGS.workMs),
+      LOCK_MS: String(WORKER_SETTINGS.lockMs),
+      RECLAIM_MS: String(WORKER_SETTINGS.reclaimMs),
+    }),
+  );
+  await child.waitForLine(/^worker ready/);
+  return child;
+}
