@@ -4,6 +4,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     testing: 'src/testing.ts',
+    cli: 'src/cli/failed-cli.ts',
     'hmac-node': 'src/signature/hmac-node.ts',
     'hmac-web': 'src/signature/hmac-web.ts',
   },

@@ -1,235 +1,53 @@
 import { Redis } from 'ioredis';
-import { parseArgs } from 'node:util';
-import { createRedisQueue, type RedisQueue } from '../redis-queue.js';
-import type { FailedAlert } from '@churn-risk/core';
+import {
+  redactUrl,
+  runFailedCli as runCli,
+  failedCliHelp,
+  type CliIo,
+  type FailedCliBackend,
+} from '@churn-risk/core/cli';
+import { createRedisQueue } from '../redis-queue.js';
 
-/** Where the CLI writes (the process's stdout and stderr, or a test's buffers). */
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-/** Exit codes: 0 done, 1 failed (Redis unreachable, no such alert), 2 bad usage. */
-export const EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2 });
-
-/** How long the CLI waits for Redis before it gives up (it exits within 10 s, SPEC 13). */
-export const CONNECT_TIMEOUT_MS = 5000;
-
-export const HELP = `Usage: churn-risk-redis failed list [--limit N] [--offset N] [--json] --redis <url>
-       churn-risk-redis failed retry <ID> | --all --redis <url>
-
-Alerts whose handlers failed after all their tries (or whose worker died mid-alert more than
-maxStalls times), kept in Redis by @churn-risk/redis (createRedisQueue). "list" prints them newest
-first, under a header row; "retry" puts one (by the job id that "list" prints, or the alert
-identity userId:triggeredAt) or all of them back to be processed by the worker processes, with
-their tries counted afresh. Exits 1 when Redis cannot be reached within 5 s or there is no such
-failed alert, 2 on a usage error.
-
-Options:
-  --redis <url>      The Redis URL (default: the REDIS_URL environment variable)
-  --prefix <prefix>  The queue's key prefix (default churn-risk)
-  --limit <n>        list: at most n alerts (default 50)
-  --offset <n>       list: skip n alerts (default 0)
-  --json             list: one JSON object per line, no header
-  --all              retry: every alert failed now
-  -h, --help         Show this help
-`;
-
-class UsageError extends Error {}
-
-/** Control characters and other escapes of stored text, made visible (a terminal is not hijacked). */
-function printable(text: string): string {
-  let out = '';
-  for (const c of text) {
-    const code = c.charCodeAt(0);
-    const control =
-      code < 0x20 || (code >= 0x7f && code <= 0x9f) || c === '\u2028' || c === '\u2029';
-    out += !control ? c : c === '\n' ? '\\n' : `\\u${code.toString(16).padStart(4, '0')}`;
-  }
-  return out;
-}
-
-/** The URL without its password, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString().replace(/\/$/, '');
-  } catch {
-    return '(an unparsable URL)';
-  }
-}
-
-function count(name: string, value: string | undefined, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min) {
-    throw new UsageError(`--${name} must be a whole number of at least ${min}, got "${value}".`);
-  }
-  return Number(value);
-}
-
-const COLUMNS = ['ID', 'ALERT', 'TRIES', 'FAILED AT', 'ERROR'] as const;
-
-function table(alerts: readonly FailedAlert[]): string {
-  const rows = alerts.map((alert) => [
-    alert.id,
-    printable(alert.alertId),
-    String(alert.tries),
-    alert.failedAt?.toISOString() ?? '-',
-    printable(alert.error),
-  ]);
-  const widths = COLUMNS.map((title, i) =>
-    Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)),
-  );
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-      .join('  ');
-  return [line(COLUMNS), ...rows.map(line)].join('\n') + '\n';
-}
-
-interface Command {
-  action: 'list' | 'retry';
-  id: string | undefined;
-  all: boolean;
-  json: boolean;
-  url: string;
-  prefix: string | undefined;
-  limit: number;
-  offset: number;
-}
-
-function parse(args: readonly string[]): Command | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        redis: { type: 'string' },
-        prefix: { type: 'string' },
-        limit: { type: 'string' },
-        offset: { type: 'string' },
-        json: { type: 'boolean' },
-        all: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+/** `churn-risk-redis`: the failed-set CLI of `@churn-risk/core/cli` on a Redis queue. */
+export const REDIS_CLI: FailedCliBackend = {
+  bin: 'churn-risk-redis',
+  store: 'Redis',
+  urlFlag: 'redis',
+  urlEnv: 'REDIS_URL',
+  schemes: ['redis', 'rediss'],
+  scope: { flag: 'prefix', help: "The queue's key prefix (default churn-risk)" },
+  keptBy: 'kept in Redis by @churn-risk/redis (createRedisQueue)',
+  describe: redactUrl,
+  open(url, prefix, timeoutMs) {
+    // Our own connection, so that its errors are not logged: one line says what went wrong.
+    const connection = new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: timeoutMs,
     });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values: flags, positionals } = parsed;
-  if (flags.help === true) return 'help';
-  const [command, action, id, ...extra] = positionals;
-  if (command !== 'failed') throw new UsageError('the command must be "failed list|retry".');
-  if (action !== 'list' && action !== 'retry') {
-    throw new UsageError(`the action must be "list" or "retry", got "${printable(action ?? '')}".`);
-  }
-  if (extra.length > 0) throw new UsageError(`unexpected argument "${printable(extra[0] ?? '')}".`);
-  const url = flags.redis ?? process.env.REDIS_URL;
-  if (url === undefined || url === '') throw new UsageError('--redis <url> is required.');
-  if (!/^rediss?:\/\//.test(url)) throw new UsageError('--redis must be a redis:// URL.');
-  if (action === 'list' && (id !== undefined || flags.all === true)) {
-    throw new UsageError('"list" takes no id and no --all.');
-  }
-  if (action === 'retry' && (id === undefined) === (flags.all !== true)) {
-    throw new UsageError('"retry" takes one id or --all.');
-  }
-  return {
-    action,
-    id,
-    all: flags.all === true,
-    json: flags.json === true,
-    url,
-    prefix: flags.prefix,
-    limit: count('limit', flags.limit, 50, 1),
-    offset: count('offset', flags.offset, 0, 0),
-  };
-}
+    connection.on('error', () => undefined);
+    const queue = createRedisQueue({
+      connection,
+      ...(prefix === undefined ? {} : { prefix }),
+      enqueueTimeoutMs: timeoutMs,
+    });
+    return {
+      queue,
+      dispose: () => {
+        connection.disconnect();
+      },
+    };
+  },
+};
 
-async function execute(command: Command, queue: RedisQueue, io: CliIo): Promise<number> {
-  if (command.action === 'list') {
-    const failed = await queue.failed({ limit: command.limit, offset: command.offset });
-    if (command.json) for (const alert of failed) io.out(`${JSON.stringify(alert)}\n`);
-    else if (failed.length === 0) io.out('No failed alerts.\n');
-    else io.out(table(failed));
-    return EXIT.ok;
-  }
-  if (command.all) {
-    io.out(`Retrying ${await queue.retryAll()} failed alert(s).\n`);
-    return EXIT.ok;
-  }
-  const id = command.id as string;
-  try {
-    await queue.retry(id);
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    io.err(`churn-risk-redis: no failed alert "${printable(id)}".\n`);
-    return EXIT.failed;
-  }
-  io.out(`Retrying ${printable(id)}.\n`);
-  return EXIT.ok;
-}
-
-/** Closes the queue, waiting at most 1 s (an unreachable Redis must not hold the exit). */
-async function closeSoon(queue: RedisQueue): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([
-    queue.close().catch(() => undefined),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, 1000);
-    }),
-  ]);
-  clearTimeout(timer);
-}
+/** The help text of `churn-risk-redis`. */
+export const HELP = failedCliHelp(REDIS_CLI);
 
 /**
  * `churn-risk-redis failed list|retry [ID|--all] --redis <url>`: resolves with the exit code.
- * Redis is asked first whether it answers, within `CONNECT_TIMEOUT_MS`; if not, one line naming
- * the URL (never its password) goes to `io.err` and the code is 1.
+ * Redis is asked first whether it answers, within 5 s; if not, one line naming the URL (never
+ * its password) goes to `io.err` and the code is 1.
  */
-export async function runFailedCli(args: readonly string[], io: CliIo): Promise<number> {
-  let command: Command | 'help';
-  try {
-    command = parse(args);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.err(`churn-risk-redis: ${error.message}\nRun "churn-risk-redis --help" for usage.\n`);
-    return EXIT.usage;
-  }
-  if (command === 'help') {
-    io.out(HELP);
-    return EXIT.ok;
-  }
-  // Our own connection, so that its errors are not logged: one line says what went wrong.
-  const connection = new Redis(command.url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: CONNECT_TIMEOUT_MS,
-  });
-  connection.on('error', () => undefined);
-  const queue = createRedisQueue({
-    connection,
-    ...(command.prefix === undefined ? {} : { prefix: command.prefix }),
-    enqueueTimeoutMs: CONNECT_TIMEOUT_MS,
-  });
-  try {
-    const health = await queue.health();
-    if (!health.reachable) {
-      io.err(
-        `churn-risk-redis: cannot reach Redis at ${redactUrl(command.url)} within ` +
-          `${CONNECT_TIMEOUT_MS / 1000} s (${printable(health.error ?? 'no answer')}).\n`,
-      );
-      return EXIT.failed;
-    }
-    return await execute(command, queue, io);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    io.err(`churn-risk-redis: ${printable(message)} (Redis at ${redactUrl(command.url)}).\n`);
-    return EXIT.failed;
-  } finally {
-    await closeSoon(queue);
-    connection.disconnect();
-  }
+export function runFailedCli(args: readonly string[], io: CliIo): Promise<number> {
+  return runCli(REDIS_CLI, args, io);
 }
