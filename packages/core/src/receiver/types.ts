@@ -41,6 +41,21 @@ export interface RetryOptions {
    * follows), in milliseconds. Default `1000 * 2 ** (retry - 1)`: 1 s, 2 s, 4 s.
    */
   backoffMs?: (retry: number) => number;
+  /**
+   * Whether a handler that failed try `attempt` (its `context.attempt`: 0 for the first) with
+   * `error` is tried again; asked for each handler that failed a try that was not the last. Default
+   * `defaultShouldRetry`: `false` for an error whose `retryable` property is `false` (the client's
+   * `ServiceError`s that no retry mends, such as `NOT_FOUND`), `true` otherwise. A
+   * `NonRetryableError` is never retried, whatever this answers. A throw is logged and the default
+   * answers instead. When one handler's error is not retried, the
+   * alert fails at that try (see the README, "Errors that must not be retried").
+   *
+   * @example
+   * // Retry a timeout once at most; the default for anything else.
+   * shouldRetry: (error, attempt) =>
+   *   isServiceError(error) && error.code === 'TIMEOUT' ? attempt < 1 : defaultShouldRetry(error),
+   */
+  shouldRetry?: (error: unknown, attempt: number) => boolean;
 }
 
 /** Options of the in-memory or custom dedupe store. */
