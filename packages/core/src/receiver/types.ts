@@ -108,8 +108,9 @@ export interface ReceiverOptions {
    * Every refused delivery at `warn` with its `status` and `code`, every accepted alert at `debug`
    * with its identity, a handler that failed after its retries at `error`. Nothing logged holds a
    * secret, a signature header, an expected signature or the body. Default: errors (a handler that
-   * failed, when no `onError` handler is registered; each `5xx` answer with its fix; at most one
-   * line a minute summarising `401` refusals) to `console.error`, nothing else (SPEC section 14).
+   * failed, when no `onError` handler is registered; each `5xx` answer with its fix; for each of
+   * `401`, `413` and `400`, at most one line a minute summarising those refusals) to
+   * `console.error`, nothing else (SPEC sections 14 and 18).
    *
    * @example
    * import pino from 'pino';
