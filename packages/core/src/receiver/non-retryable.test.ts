@@ -443,3 +443,22 @@ describe("the client's typed errors in a handler (a real HTTP service)", () => {
     });
   }
 });
+
+describe('sync mode', () => {
+  it('ends the tries at once and answers 500 HANDLER_FAILED, so the service redelivers', async () => {
+    const receiver = createReceiver({ secret: SECRET, mode: 'sync', retries: FAST });
+    open.push(receiver);
+    let runs = 0;
+    const reported: unknown[] = [];
+    receiver.on('churn_risk_alert', () => {
+      runs += 1;
+      throw new NonRetryableError('No CRM account');
+    });
+    receiver.onError((error) => void reported.push(error));
+    const answer = await receiver.handle(request());
+    expect(answer.status).toBe(500);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'HANDLER_FAILED' } });
+    expect(runs).toBe(1);
+    expect(reported).toHaveLength(1);
+  });
+});
