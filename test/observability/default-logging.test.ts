@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import express from 'express';
@@ -8,10 +9,12 @@ import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } fr
 import { createReceiver } from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { createMiddleware } from '@churn-risk/express';
+import { spawnTs } from '../support/node-process.js';
 
 /**
- * SPEC section 14: without a `logger`, each 5xx answer goes to console.error with its code and fix,
- * and the 401 refusals are summarised in at most one line a minute (count and codes).
+ * SPEC sections 14 and 18: without a `logger`, each 5xx answer goes to console.error with its code
+ * and fix, and the 401, 413 and 400 refusals are summarised in at most one line a minute for each
+ * status (count and codes), the last one written when its minute ends.
  */
 
 const SECRET = 'whsec_default_logging_secret_0123456789';
@@ -83,22 +86,11 @@ describe('default logging of 401 refusals: one summary line a minute at most', (
     await receiver.handle(signedAt(clock.now(), 'whsec_wrong', 'user_last_of_minute'));
     expect(consoleSpies.error).toHaveBeenCalledOnce();
 
-    // other answers in between write nothing: 202, duplicate, 405, 400
+    // other answers in between write nothing: 202, duplicate, 405
     const genuine = signedAt(clock.now(), SECRET, 'user_genuine');
     expect((await receiver.handle(genuine)).status).toBe(202);
     expect((await receiver.handle(genuine)).status).toBe(202);
     expect((await receiver.handle({ method: 'GET', headers: {}, body: null })).status).toBe(405);
-    const notAnAlert = JSON.stringify({ event: 'churn_risk_alert' });
-    const timestamp = String(Math.floor(clock.now() / 1000));
-    const signature = createHmac('sha256', SECRET)
-      .update(`${timestamp}.${notAnAlert}`)
-      .digest('hex');
-    const invalid = await receiver.handle({
-      method: 'POST',
-      headers: { 'x-service-signature': `sha256=${signature}`, 'x-service-timestamp': timestamp },
-      body: notAnAlert,
-    });
-    expect(invalid.status).toBe(400);
     await receiver.drain({ timeoutMs: 5_000 });
     expect(consoleSpies.error).toHaveBeenCalledOnce();
 
@@ -143,6 +135,174 @@ describe('default logging of 401 refusals: one summary line a minute at most', (
     expect(logger.warn).toHaveBeenCalledTimes(2);
     expect(logger.error).not.toHaveBeenCalled();
     expect(consoleSpies.error).not.toHaveBeenCalled();
+  });
+});
+
+/** A correctly signed body at the clock's time that is not a valid alert: answered 400. */
+function invalidAt(
+  now: number,
+  secret = SECRET,
+): { method: string; headers: Record<string, string>; body: string } {
+  const body = JSON.stringify({ event: 'churn_risk_alert', userId: 'user_invalid', score: 7 });
+  const timestamp = String(Math.floor(now / 1000));
+  const signature = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+  return {
+    method: 'POST',
+    headers: { 'x-service-signature': `sha256=${signature}`, 'x-service-timestamp': timestamp },
+    body,
+  };
+}
+
+/** A body over the receiver's `maxBodyBytes` of 1,000: answered 413. */
+function tooLargeAt(now: number): {
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+} {
+  const delivery = signedAt(now, SECRET);
+  return { ...delivery, body: `${delivery.body}${' '.repeat(1_000)}` };
+}
+
+describe('default logging of 400 and 413 refusals: summarised like 401, per status', () => {
+  it('writes the first of each status at once, then one line a minute for each, with its cause', async () => {
+    const clock = fakeClock();
+    const receiver = createReceiver({ secret: SECRET, now: clock.now, maxBodyBytes: 1_000 });
+    receiver.on('churn_risk_alert', () => undefined);
+    const invalid = invalidAt(clock.now());
+    expect((await receiver.handle(invalid)).status).toBe(400);
+    expect((await receiver.handle(tooLargeAt(clock.now()))).status).toBe(413);
+    expect((await receiver.handle(signedAt(clock.now(), 'whsec_wrong'))).status).toBe(401);
+    expect(consoleSpies.error.mock.calls).toEqual([
+      [
+        expect.stringMatching(
+          /^\[churn-risk\] 1 delivery refused with 400 since 2026-05-04T10:00:00\.000Z \(INVALID_PAYLOAD x1\)\. INVALID_PAYLOAD: a correctly signed body that is not a valid alert/,
+        ),
+        { status: 400, count: 1, codes: { INVALID_PAYLOAD: 1 } },
+      ],
+      [
+        expect.stringMatching(
+          /^\[churn-risk\] 1 delivery refused with 413 since .* \(PAYLOAD_TOO_LARGE x1\)\. PAYLOAD_TOO_LARGE: a body over `maxBodyBytes`/,
+        ),
+        { status: 413, count: 1, codes: { PAYLOAD_TOO_LARGE: 1 } },
+      ],
+      [
+        expect.stringContaining('1 delivery refused with 401'),
+        expect.objectContaining({ status: 401 }),
+      ],
+    ]);
+
+    // within the minute: counted, not written, whatever the status
+    clock.advance(20_000);
+    for (let i = 0; i < 3; i += 1) await receiver.handle(invalidAt(clock.now()));
+    await receiver.handle(tooLargeAt(clock.now()));
+    expect(consoleSpies.error).toHaveBeenCalledTimes(3);
+
+    // a minute after its line, the next 400 writes the 400 summary only
+    clock.advance(40_000);
+    await receiver.handle(invalidAt(clock.now()));
+    expect(consoleSpies.error).toHaveBeenCalledTimes(4);
+    expect(consoleSpies.error.mock.calls[3]).toEqual([
+      expect.stringContaining(
+        '4 deliveries refused with 400 since 2026-05-04T10:00:20.000Z (INVALID_PAYLOAD x4)',
+      ),
+      { status: 400, count: 4, codes: { INVALID_PAYLOAD: 4 } },
+    ]);
+    const text = errorLines().join('\n');
+    expectNoSecretIn(text, invalid);
+    expect(text).not.toContain('score'); // nothing of the body or of the refusal's message
+    for (const level of ['debug', 'info', 'warn', 'log'] as const) {
+      expect(consoleSpies[level]).not.toHaveBeenCalled();
+    }
+    await receiver.close();
+  });
+});
+
+describe('a summary is written when its minute ends, not only at the next refusal', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('for 401, 413 and 400 alike, from a timer; nothing more when nothing is pending', async () => {
+    vi.useFakeTimers({ now: START, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const receiver = createReceiver({ secret: SECRET, maxBodyBytes: 1_000 });
+    const refuse = async (): Promise<void> => {
+      expect((await receiver.handle(signedAt(Date.now(), 'whsec_wrong'))).status).toBe(401);
+      expect((await receiver.handle(tooLargeAt(Date.now()))).status).toBe(413);
+      expect((await receiver.handle(invalidAt(Date.now()))).status).toBe(400);
+    };
+    await refuse(); // the first of each: written at once
+    expect(consoleSpies.error).toHaveBeenCalledTimes(3);
+    vi.advanceTimersByTime(10_000);
+    await refuse();
+    await refuse(); // counted: each status's minute ends 50 s from now
+    vi.advanceTimersByTime(49_999);
+    expect(consoleSpies.error).toHaveBeenCalledTimes(3);
+    vi.advanceTimersByTime(1);
+    expect(consoleSpies.error).toHaveBeenCalledTimes(6);
+    const summaries = consoleSpies.error.mock.calls.slice(3).map((call: unknown[]) => call[1]);
+    expect(summaries).toEqual([
+      { status: 401, count: 2, codes: { INVALID_SIGNATURE: 2 } },
+      { status: 413, count: 2, codes: { PAYLOAD_TOO_LARGE: 2 } },
+      { status: 400, count: 2, codes: { INVALID_PAYLOAD: 2 } },
+    ]);
+    expect(errorLines()[3]).toContain(
+      '2 deliveries refused with 401 since 2026-05-04T10:00:10.000Z',
+    );
+    // no refusal since: no timer, no line
+    vi.advanceTimersByTime(10 * 60_000);
+    expect(consoleSpies.error).toHaveBeenCalledTimes(6);
+    expect(vi.getTimerCount()).toBe(0);
+    // a refusal within a minute of that line waits for that minute's end
+    await receiver.handle(invalidAt(Date.now()));
+    expect(consoleSpies.error).toHaveBeenCalledTimes(7); // more than a minute after the last line
+    await receiver.handle(invalidAt(Date.now()));
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(60_000);
+    expect(consoleSpies.error).toHaveBeenCalledTimes(8);
+    expect(consoleSpies.error.mock.calls[7]?.[1]).toEqual({
+      status: 400,
+      count: 1,
+      codes: { INVALID_PAYLOAD: 1 },
+    });
+    await receiver.close();
+  });
+
+  it("the minute's timer is unref'd: it never keeps the process alive", async () => {
+    const scheduled: { ms: number | undefined; timer: NodeJS.Timeout }[] = [];
+    const real = globalThis.setTimeout;
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(
+      (run: () => void, ms?: number): NodeJS.Timeout => {
+        const timer = real(run, ms);
+        scheduled.push({ ms, timer });
+        return timer;
+      },
+    );
+    const clock = fakeClock();
+    const receiver = createReceiver({ secret: SECRET, now: clock.now });
+    await receiver.handle(invalidAt(clock.now()));
+    clock.advance(15_000);
+    await receiver.handle(invalidAt(clock.now()));
+    const minute = scheduled.filter(({ ms }) => ms === 45_000);
+    expect(minute).toHaveLength(1);
+    expect(minute[0]?.timer.hasRef()).toBe(false);
+    for (const { timer } of scheduled) clearTimeout(timer);
+    await receiver.close();
+  });
+
+  it('a process whose summary timer is pending exits on its own', { timeout: 60_000 }, async () => {
+    const script = fileURLToPath(new URL('./refusal-summary-exit.ts', import.meta.url));
+    const child = spawnTs(script, {});
+    try {
+      await child.waitForLines(/^pending$/);
+      // Had the timer kept it alive, it would only exit when the minute ends (more than 45 s).
+      const exited = await Promise.race([
+        child.exited,
+        new Promise<'alive'>((resolve) => setTimeout(() => resolve('alive'), 45_000)),
+      ]);
+      expect(exited).toBe(0);
+    } finally {
+      child.kill();
+    }
   });
 });
 

@@ -33,6 +33,11 @@ export {
   HandlersFailedError,
   type FailedHandler,
 } from './errors/handlers-failed-error.js';
+export {
+  defaultShouldRetry,
+  isNonRetryableError,
+  NonRetryableError,
+} from './errors/non-retryable-error.js';
 export { deliveryRefusal, type DeliveryRefusal } from './errors/delivery-refusal.js';
 export {
   IntegrationError,

@@ -1,8 +1,11 @@
 import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
 import type { Logger } from './logger.js';
 
-/** The longest the default log stays silent while deliveries keep being refused with `401`. */
-export const UNAUTHORIZED_SUMMARY_INTERVAL_MS = 60_000;
+/**
+ * The longest the default log stays silent while deliveries keep being refused with one of the
+ * summarised statuses (`401`, `413`, `400`): at most one summary line a minute for each.
+ */
+export const REFUSAL_SUMMARY_INTERVAL_MS = 60_000;
 
 /** What to change for each `5xx` the receiver answers on its own (SPEC section 14). */
 const SERVER_ERROR_FIXES: Partial<Record<WebhookErrorCode, string>> = {
@@ -17,8 +20,8 @@ const SERVER_ERROR_FIXES: Partial<Record<WebhookErrorCode, string>> = {
     'Fix: see the handler error logged before this line; the service redelivers the alert.',
 };
 
-/** The usual cause of each `401` code, named in the summary line. */
-const UNAUTHORIZED_CAUSES: Partial<Record<WebhookErrorCode, string>> = {
+/** The usual cause of each summarised code, named in its status's summary line. */
+const REFUSAL_CAUSES: Partial<Record<WebhookErrorCode, string>> = {
   INVALID_SIGNATURE:
     'INVALID_SIGNATURE: check that `secret` is the signing secret the service shows for this ' +
     'endpoint (while rotating, pass both) and that no body parser re-serialised the body.',
@@ -31,34 +34,117 @@ const UNAUTHORIZED_CAUSES: Partial<Record<WebhookErrorCode, string>> = {
   INVALID_TIMESTAMP: 'INVALID_TIMESTAMP: the sender is not the churn-risk service.',
   TIMESTAMP_OUT_OF_TOLERANCE:
     "TIMESTAMP_OUT_OF_TOLERANCE: this server's clock is off (check NTP), or a delivery was replayed.",
+  PAYLOAD_TOO_LARGE:
+    'PAYLOAD_TOO_LARGE: a body over `maxBodyBytes` (an alert is a few hundred bytes): something ' +
+    'other than the churn-risk service posts to this URL, or `maxBodyBytes` is set too low.',
+  INVALID_PAYLOAD:
+    'INVALID_PAYLOAD: a correctly signed body that is not a valid alert: the service sends a ' +
+    'payload this version does not know (update @churn-risk/core), or another sender signs with ' +
+    'this secret (a `logger` gets what was wrong with each one).',
 };
 
+/** The statuses the default log summarises, instead of writing each refusal. */
+const SUMMARISED_STATUSES: readonly number[] = [401, 413, 400];
+
+/** Schedules `run` after `ms` without keeping the process alive; returns how to cancel it. */
+export type ScheduleSummary = (run: () => void, ms: number) => () => void;
+
+/** `setTimeout`, `unref`'d where the platform can (Node, Bun, Deno): a summary never holds an exit. */
+export function scheduleUnrefd(run: () => void, ms: number): () => void {
+  const timer = setTimeout(run, ms);
+  (timer as { unref?: () => void }).unref?.();
+  return () => {
+    clearTimeout(timer);
+  };
+}
+
 /**
- * What the receiver writes when no `logger` was given (SPEC section 14), so that a misconfigured
- * receiver shows in the server's own log: each `5xx` answer with its code and fix, and at most one
- * line a minute summarising the `401` refusals (their count and codes). Only codes, counts and
- * fixed texts are written: never a secret, a signature or a body.
+ * The refusals of one status since its last summary line: counted per code, and written at most
+ * once every `REFUSAL_SUMMARY_INTERVAL_MS`. The first refusal after a quiet minute is written at
+ * once; the ones within the minute after a line are written when that minute ends (a timer that
+ * does not keep the process alive), or at the next refusal after it, whichever comes first.
+ */
+class RefusalSummary {
+  readonly #status: number;
+  readonly #write: (status: number, counts: ReadonlyMap<string, number>, since: number) => void;
+  readonly #now: () => number;
+  readonly #schedule: ScheduleSummary;
+  /** The codes counted since the last line; `undefined` when none. */
+  #counts: Map<string, number> | undefined;
+  #since = 0;
+  #lastLineAt = Number.NEGATIVE_INFINITY;
+  /** Cancels the timer of the minute's end; `undefined` when none is pending. */
+  #cancel: (() => void) | undefined;
+
+  constructor(
+    status: number,
+    write: (status: number, counts: ReadonlyMap<string, number>, since: number) => void,
+    now: () => number,
+    schedule: ScheduleSummary,
+  ) {
+    this.#status = status;
+    this.#write = write;
+    this.#now = now;
+    this.#schedule = schedule;
+  }
+
+  count(code: string): void {
+    const now = this.#now();
+    if (this.#counts === undefined) {
+      this.#counts = new Map();
+      this.#since = now;
+    }
+    this.#counts.set(code, (this.#counts.get(code) ?? 0) + 1);
+    const elapsed = now - this.#lastLineAt;
+    // A clock set back (elapsed < 0) must not silence the summary until it catches up.
+    if (elapsed >= 0 && elapsed < REFUSAL_SUMMARY_INTERVAL_MS) {
+      this.#cancel ??= this.#schedule(() => {
+        this.#cancel = undefined;
+        this.#flush();
+      }, REFUSAL_SUMMARY_INTERVAL_MS - elapsed);
+      return;
+    }
+    this.#flush();
+  }
+
+  #flush(): void {
+    this.#cancel?.();
+    this.#cancel = undefined;
+    if (this.#counts === undefined) return;
+    this.#write(this.#status, this.#counts, this.#since);
+    this.#counts = undefined;
+    this.#lastLineAt = this.#now();
+  }
+}
+
+/**
+ * What the receiver writes when no `logger` was given (SPEC sections 14 and 18), so that a
+ * misconfigured receiver shows in the server's own log: each `5xx` answer with its code and fix,
+ * and for `401`, `413` and `400` refusals at most one line a minute each, summarising them (their
+ * count and codes, with each code's usual cause). Only codes, counts and fixed texts are written:
+ * never a secret, a signature, a body or a refusal's message.
  */
 export class DefaultRefusalLog {
   readonly #logger: Logger;
-  readonly #now: () => number;
-  /** The `401` codes counted since the last summary line; `undefined` when none. */
-  #unauthorized: Map<string, number> | undefined;
-  #unauthorizedSince = 0;
-  #lastSummaryAt = Number.NEGATIVE_INFINITY;
+  readonly #summaries = new Map<number, RefusalSummary>();
 
   /**
    * @param logger the receiver's default logger (only its `error` method writes)
    * @param now the receiver's clock, in milliseconds
+   * @param schedule the timer of a minute's end (tests pass their own)
    */
-  constructor(logger: Logger, now: () => number) {
+  constructor(logger: Logger, now: () => number, schedule: ScheduleSummary = scheduleUnrefd) {
     this.#logger = logger;
-    this.#now = now;
+    const write = this.#writeSummary.bind(this);
+    for (const status of SUMMARISED_STATUSES) {
+      this.#summaries.set(status, new RefusalSummary(status, write, now, schedule));
+    }
   }
 
-  /** A refused delivery: a `5xx` is written at once, a `401` counted (and maybe summarised). */
+  /** A refused delivery: a `5xx` is written at once, a `401`, `413` or `400` counted. */
   refused(status: number, code: WebhookErrorCode, message: string): void {
-    if (status === 401) this.#countUnauthorized(code);
+    const summary = this.#summaries.get(status);
+    if (summary !== undefined) summary.count(code);
     else if (status >= 500) {
       const fix = SERVER_ERROR_FIXES[code];
       this.#logger.error(
@@ -68,22 +154,7 @@ export class DefaultRefusalLog {
     }
   }
 
-  #countUnauthorized(code: string): void {
-    const now = this.#now();
-    if (this.#unauthorized === undefined) {
-      this.#unauthorized = new Map();
-      this.#unauthorizedSince = now;
-    }
-    this.#unauthorized.set(code, (this.#unauthorized.get(code) ?? 0) + 1);
-    const elapsed = now - this.#lastSummaryAt;
-    // A clock set back (elapsed < 0) must not silence the summary until it catches up.
-    if (elapsed >= 0 && elapsed < UNAUTHORIZED_SUMMARY_INTERVAL_MS) return;
-    this.#writeSummary(this.#unauthorized, this.#unauthorizedSince);
-    this.#unauthorized = undefined;
-    this.#lastSummaryAt = now;
-  }
-
-  #writeSummary(counts: ReadonlyMap<string, number>, since: number): void {
+  #writeSummary(status: number, counts: ReadonlyMap<string, number>, since: number): void {
     let total = 0;
     const codes: Record<string, number> = {};
     for (const [code, count] of counts) {
@@ -92,12 +163,12 @@ export class DefaultRefusalLog {
     }
     const list = [...counts].map(([code, count]) => `${code} x${count}`).join(', ');
     const causes = [...counts.keys()]
-      .map((code) => UNAUTHORIZED_CAUSES[code as WebhookErrorCode])
+      .map((code) => REFUSAL_CAUSES[code as WebhookErrorCode])
       .filter((cause) => cause !== undefined)
       .join(' ');
     this.#logger.error(
-      { status: 401, count: total, codes },
-      `${total} ${total === 1 ? 'delivery' : 'deliveries'} refused with 401 since ` +
+      { status, count: total, codes },
+      `${total} ${total === 1 ? 'delivery' : 'deliveries'} refused with ${status} since ` +
         `${Number.isFinite(since) ? new Date(since).toISOString() : 'start'} (${list}). ${causes} At most one such line a minute; ` +
         'pass a `logger` to see each refusal.',
     );

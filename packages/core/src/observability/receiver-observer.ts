@@ -41,7 +41,7 @@ export class ReceiverObserver {
   /** False with the default logger: debug records are not even built then. */
   readonly verbose: boolean;
   readonly #now: () => number;
-  /** With the default logger only: each 5xx, and a 401 summary a minute (SPEC section 14). */
+  /** With the default logger only: each 5xx, and a 401, 413 and 400 summary a minute (SPEC 14, 18). */
   readonly #defaultLog: DefaultRefusalLog | undefined;
   #listeners: readonly RejectedListener[] = [];
 

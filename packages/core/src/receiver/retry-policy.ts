@@ -1,3 +1,4 @@
+import { defaultShouldRetry } from '../errors/non-retryable-error.js';
 import type { RetryPolicy } from './try-protocol.js';
 import type { RetryOptions } from './types.js';
 
@@ -9,7 +10,7 @@ export function defaultBackoffMs(retry: number): number {
   return 1000 * 2 ** (retry - 1);
 }
 
-/** Reads the `retries` option: a count, or `{ retries, backoffMs }`. */
+/** Reads the `retries` option: a count, or `{ retries, backoffMs, shouldRetry }`. */
 export function resolveRetryPolicy(option: number | RetryOptions | undefined): RetryPolicy {
   const settings: RetryOptions = typeof option === 'number' ? { retries: option } : (option ?? {});
   const retries = settings.retries ?? DEFAULT_HANDLER_RETRIES;
@@ -18,11 +19,16 @@ export function resolveRetryPolicy(option: number | RetryOptions | undefined): R
   }
   const backoff = settings.backoffMs ?? defaultBackoffMs;
   if (typeof backoff !== 'function') throw new TypeError('retries.backoffMs must be a function.');
+  const shouldRetry = settings.shouldRetry ?? defaultShouldRetry;
+  if (typeof shouldRetry !== 'function') {
+    throw new TypeError('retries.shouldRetry must be a function (error, attempt) => boolean.');
+  }
   return {
     retries,
     delayMs(retry) {
       const ms = backoff(retry);
       return Number.isFinite(ms) && ms > 0 ? ms : 0;
     },
+    shouldRetry,
   };
 }

@@ -4,6 +4,7 @@ import {
   HandlersFailedError,
   type FailedHandler,
 } from '../errors/handlers-failed-error.js';
+import { defaultShouldRetry, isNonRetryableError } from '../errors/non-retryable-error.js';
 import type { Logger } from '../observability/logger.js';
 import type { ReceiverObserver } from '../observability/receiver-observer.js';
 import { fromTraceCarrier } from '../observability/trace-carrier.js';
@@ -51,6 +52,8 @@ export interface RetryPolicy {
   retries: number;
   /** Delay before retry `retry` (1-based), in milliseconds; never negative or NaN. */
   delayMs: (retry: number) => number;
+  /** `retries.shouldRetry`, or `defaultShouldRetry`: whether a failed try is tried again. */
+  shouldRetry: (error: unknown, attempt: number) => boolean;
 }
 
 /**
@@ -139,7 +142,31 @@ function tryOne(
   return isThenable(returned) ? Promise.resolve(returned).then(succeeded, failedWith) : undefined;
 }
 
-/** The verdict of try `tries` (0 for the first), given the handlers that failed in it. */
+/**
+ * Whether the error a handler failed try `attempt` with may be tried again: never for a
+ * `NonRetryableError`; else the policy's `shouldRetry`, whose throw is logged and answered by the
+ * default.
+ */
+function mayRetry(input: TryInput, error: unknown, attempt: number): boolean {
+  if (isNonRetryableError(error)) return false;
+  try {
+    return input.retry.shouldRetry(error, attempt);
+  } catch (thrown) {
+    input.observer.internalError(
+      `retries.shouldRetry threw for alert ${input.id} (${describe(thrown)}); ` +
+        'the default decided instead',
+      { id: input.id, err: thrown },
+    );
+    return defaultShouldRetry(error);
+  }
+}
+
+/**
+ * The verdict of try `tries` (0 for the first), given the handlers that failed in it. The try is
+ * the last when no retry is left, or when one failure may not be retried (SPEC 18): the alert then
+ * fails at once with every failure of this try, each reported once, and the record keeps exactly
+ * the handlers that succeeded (a `retry` from the failed set runs the failed ones again).
+ */
 function verdictOf(
   input: TryInput,
   tries: number,
@@ -154,7 +181,9 @@ function verdictOf(
     if (!failed.has(index) && !record.includes(key)) record.push(key);
   });
   const error = new HandlersFailedError(failures);
-  const last = tries >= input.retry.retries;
+  const last =
+    tries >= input.retry.retries ||
+    failures.some((failure) => !mayRetry(input, failure.error, tries));
   const delayMs = last ? 0 : input.retry.delayMs(tries + 1);
   return { outcome: last ? 'failed' : 'retry', error, succeeded: record, failures, delayMs };
 }

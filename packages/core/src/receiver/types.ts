@@ -41,6 +41,21 @@ export interface RetryOptions {
    * follows), in milliseconds. Default `1000 * 2 ** (retry - 1)`: 1 s, 2 s, 4 s.
    */
   backoffMs?: (retry: number) => number;
+  /**
+   * Whether a handler that failed try `attempt` (its `context.attempt`: 0 for the first) with
+   * `error` is tried again; asked for each handler that failed a try that was not the last. Default
+   * `defaultShouldRetry`: `false` for an error whose `retryable` property is `false` (the client's
+   * `ServiceError`s that no retry mends, such as `NOT_FOUND`), `true` otherwise. A
+   * `NonRetryableError` is never retried, whatever this answers. A throw is logged and the default
+   * answers instead. When one handler's error is not retried, the
+   * alert fails at that try (see the README, "Errors that must not be retried").
+   *
+   * @example
+   * // Retry a timeout once at most; the default for anything else.
+   * shouldRetry: (error, attempt) =>
+   *   isServiceError(error) && error.code === 'TIMEOUT' ? attempt < 1 : defaultShouldRetry(error),
+   */
+  shouldRetry?: (error: unknown, attempt: number) => boolean;
 }
 
 /** Options of the in-memory or custom dedupe store. */
@@ -93,8 +108,9 @@ export interface ReceiverOptions {
    * Every refused delivery at `warn` with its `status` and `code`, every accepted alert at `debug`
    * with its identity, a handler that failed after its retries at `error`. Nothing logged holds a
    * secret, a signature header, an expected signature or the body. Default: errors (a handler that
-   * failed, when no `onError` handler is registered; each `5xx` answer with its fix; at most one
-   * line a minute summarising `401` refusals) to `console.error`, nothing else (SPEC section 14).
+   * failed, when no `onError` handler is registered; each `5xx` answer with its fix; for each of
+   * `401`, `413` and `400`, at most one line a minute summarising those refusals) to
+   * `console.error`, nothing else (SPEC sections 14 and 18).
    *
    * @example
    * import pino from 'pino';
