@@ -97,6 +97,9 @@ export interface ChurnRiskWorker<Env> {
  */
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 
+/** How long Workers keep what `ctx.waitUntil` holds after the answer. */
+const WORKERS_BUDGET_MS = 30_000;
+
 /** `createReceiver`'s errors describe options, never their values: safe to answer with. */
 function buildFailure(error: unknown): IntegrationError {
   if (error instanceof IntegrationError) return error;
@@ -192,10 +195,13 @@ export function createWorker<Env = Record<string, unknown>>(
   /** The receiver's options for `env`: the queue (queue mode) or the de-duplication. */
   const modeOptions = (env: Env): Partial<ReceiverOptions> => {
     if (producerOf === undefined) {
-      if (dedupe === undefined) return {};
-      if (typeof dedupe !== 'function') return { dedupe };
+      // Workers cancel what `ctx.waitUntil` keeps alive 30 s after the answer (SPEC 16).
+      const budget = { keepAliveBudgetMs: receiverOptions.keepAliveBudgetMs ?? WORKERS_BUDGET_MS };
+      if (dedupe === undefined) return budget;
+      if (typeof dedupe !== 'function') return { ...budget, dedupe };
       const store = new D1Identities(dedupe(env));
-      return { dedupe: { store, ...(dedupeTtlMs === undefined ? {} : { ttlMs: dedupeTtlMs }) } };
+      const ttl = dedupeTtlMs === undefined ? {} : { ttlMs: dedupeTtlMs };
+      return { ...budget, dedupe: { store, ...ttl } };
     }
     const db = d1Of?.(env);
     cloudflare = createCloudflareQueue({
