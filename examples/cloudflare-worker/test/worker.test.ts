@@ -1,60 +1,40 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { ChurnRiskAlert } from '@churn-risk/core';
 import { createSandbox, type Sandbox } from '@churn-risk/sandbox';
-import { build } from 'esbuild';
-import { Miniflare } from 'miniflare';
+import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driveAlert, eventually } from '../../../test/e2e/drive-alert.js';
+import {
+  bundleExample,
+  startExample,
+  startHooks,
+  WRANGLER_TOML,
+  wranglerSettings,
+  type Hooks,
+} from './example-workerd.js';
 
-// End to end: the example worker, bundled as wrangler bundles it (export conditions `workerd`,
-// `worker`, `browser`), runs in workerd through miniflare with wrangler.toml's compatibility date
-// and flags (no nodejs_compat) on a real 127.0.0.1 port. The sandbox service signs and POSTs the
-// alert to it; the worker's handler writes it to the ALERTS KV namespace, read back here.
-
-const WRANGLER_TOML = readFileSync(new URL('../wrangler.toml', import.meta.url), 'utf8');
-
-/** `compatibility_date` and `compatibility_flags` from wrangler.toml. */
-function wranglerSettings(): { date: string; flags: string[] } {
-  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(WRANGLER_TOML)?.[1];
-  const flags = /^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(WRANGLER_TOML)?.[1] ?? '';
-  if (date === undefined) throw new Error('wrangler.toml has no compatibility_date');
-  return { date, flags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1] as string) };
-}
+// End to end: the example worker runs in workerd through miniflare with wrangler.toml's settings
+// (example-workerd.ts) on a real 127.0.0.1 port. The sandbox service signs and POSTs the alert to
+// it; the worker sends it to its Queue, and the consumer's handler writes it to the ALERTS KV
+// namespace, read back here.
 
 let sandbox: Sandbox;
+let hooks: Hooks;
 let mf: Miniflare;
 let url: URL;
 
 beforeAll(async () => {
   sandbox = await createSandbox();
-  const bundle = await build({
-    entryPoints: [fileURLToPath(new URL('../src/worker.ts', import.meta.url))],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    conditions: ['@churn-risk/source', 'workerd', 'worker', 'browser'],
-    mainFields: ['module', 'main'],
-    write: false,
-    logLevel: 'silent',
-  });
-  const { date, flags } = wranglerSettings();
-  mf = new Miniflare({
-    modules: true,
-    script: bundle.outputFiles[0]?.text ?? '',
-    compatibilityDate: date,
-    compatibilityFlags: flags,
-    kvNamespaces: ['ALERTS'],
-    bindings: { CHURN_RISK_WEBHOOK_SECRET: sandbox.webhookSecret },
-    host: '127.0.0.1',
-    port: 0,
-  });
-  url = await mf.ready;
+  hooks = await startHooks();
+  ({ mf, url } = await startExample(await bundleExample(), {
+    secret: sandbox.webhookSecret,
+    crm: `${hooks.url}/crm`,
+    ops: `${hooks.url}/ops`,
+  }));
 });
 
 afterAll(async () => {
   await mf?.dispose();
+  await hooks?.close();
   await sandbox?.close();
 });
 

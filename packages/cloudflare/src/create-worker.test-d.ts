@@ -1,7 +1,12 @@
 import type { Receiver } from '@churn-risk/core';
-import type { ExecutionContext } from '@cloudflare/workers-types/index.ts';
+import type {
+  D1Database,
+  ExecutionContext,
+  MessageBatch,
+  Queue,
+} from '@cloudflare/workers-types/index.ts';
 import { describe, expectTypeOf, it } from 'vitest';
-import { createWorker, type ChurnRiskWorker } from './index.js';
+import { createWorker, type ChurnRiskQueueWorker, type ChurnRiskWorker } from './index.js';
 
 interface Env {
   CHURN_RISK_WEBHOOK_SECRET: string;
@@ -46,5 +51,22 @@ describe('cloudflare adapter types', () => {
     createWorker({ secret: 'whsec_x', setup: () => undefined, concurrency: 1 });
     // @ts-expect-error the secret is a string, strings, or a function of env
     createWorker({ secret: 42, setup: () => undefined });
+  });
+
+  it('queue mode takes workers-types Queue and D1 bindings and gives a consumer for MessageBatch', () => {
+    interface QueueEnv {
+      CHURN_RISK_WEBHOOK_SECRET: string;
+      CHURN_RISK_ALERTS: Queue;
+      CHURN_RISK_DB: D1Database;
+    }
+    const worker = createWorker<QueueEnv>({
+      secret: (env) => env.CHURN_RISK_WEBHOOK_SECRET,
+      queue: (env) => env.CHURN_RISK_ALERTS,
+      dedupe: (env) => env.CHURN_RISK_DB,
+      setup: () => undefined,
+    });
+    expectTypeOf(worker).toEqualTypeOf<ChurnRiskQueueWorker<QueueEnv>>();
+    expectTypeOf<MessageBatch>().toExtend<Parameters<typeof worker.queue>[0]>();
+    expectTypeOf<ExecutionContext>().toExtend<Parameters<typeof worker.queue>[2]>();
   });
 });

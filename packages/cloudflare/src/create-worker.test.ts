@@ -207,4 +207,36 @@ describe('createWorker', () => {
     expect(() => createWorker({ secret: SECRET } as never)).toThrow(/setup/);
     expect(() => createWorker({ setup: () => undefined } as never)).toThrow(/secret/);
   });
+
+  it("reports an alert still running at 27 s of Workers' 30 s budget: onError CUT_OFF once, one error line", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const errors: unknown[] = [];
+      const logger = { debug() {}, info() {}, warn() {}, error: vi.fn() };
+      const worker = createWorker<Env>({
+        secret: (env) => env.CHURN_RISK_WEBHOOK_SECRET,
+        logger,
+        setup: (receiver) => {
+          receiver.on('churn_risk_alert', () => new Promise<void>(() => undefined));
+          receiver.onError((error) => void errors.push(error));
+        },
+      });
+      const ctx = executionContext();
+      const response = await worker.fetch(delivery(), { CHURN_RISK_WEBHOOK_SECRET: SECRET }, ctx);
+      expect(response.status).toBe(202);
+      await vi.advanceTimersByTimeAsync(26_999);
+      expect(errors).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(errors).toHaveLength(1);
+      expect((errors[0] as { code?: string }).code).toBe('CUT_OFF');
+      const lines = logger.error.mock.calls.filter(
+        ([fields]) => (fields as { code?: string }).code === 'CUT_OFF',
+      );
+      expect(lines).toHaveLength(1);
+      expect(String(lines[0]?.[1])).toContain('createWorker({ queue })');
+      await Promise.all(ctx.kept); // the waitUntil promise settles with the report
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

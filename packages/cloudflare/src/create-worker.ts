@@ -7,6 +7,9 @@ import {
   type ReceiverResult,
   type Secret,
 } from '@churn-risk/core';
+import type { D1Database, QueueBatch, QueueProducer } from './bindings.js';
+import { createCloudflareQueue, type CloudflareQueue } from './cloudflare-queue.js';
+import { D1Identities } from './d1-tables.js';
 import { resolveSecret } from './resolve-secret.js';
 
 /**
@@ -27,9 +30,12 @@ export type WorkerSecret<Env> = Secret | ((env: Env) => unknown);
 
 /**
  * Options of `createWorker`: `secret` and `setup`, plus the options of `createReceiver` except
- * `concurrency` (see `createWorker`).
+ * `concurrency` (see `createWorker`). `queue` and `dedupe` take bindings from `env` here.
  */
-export interface CreateWorkerOptions<Env> extends Omit<ReceiverOptions, 'secret' | 'concurrency'> {
+export interface CreateWorkerOptions<Env> extends Omit<
+  ReceiverOptions,
+  'secret' | 'concurrency' | 'queue' | 'dedupe'
+> {
   /**
    * The webhook signing secret, usually read from `env`:
    * `secret: (env) => env.CHURN_RISK_WEBHOOK_SECRET`.
@@ -40,6 +46,42 @@ export interface CreateWorkerOptions<Env> extends Omit<ReceiverOptions, 'secret'
    * (`receiver.on('churn_risk_alert', ...)`). It must register them before it returns.
    */
   setup: (receiver: Receiver, env: Env) => void;
+  /**
+   * Queue mode: the Cloudflare Queue's producer binding, `(env) => env.CHURN_RISK_ALERTS`. Each
+   * accepted alert is sent to it before the `202`, and the worker's `queue` handler (the
+   * consumer) runs the handlers, with retries as new messages and failures kept in D1. Without
+   * it, alerts run in the isolate that accepted them, kept alive by `ctx.waitUntil`.
+   */
+  queue?: (env: Env) => QueueProducer;
+  /**
+   * De-duplication: `(env) => env.CHURN_RISK_DB`, a D1 database where each alert identity is
+   * claimed for 72 hours (`dedupeTtlMs`), shared by every isolate; or the receiver's own option
+   * (`false`, or in-memory settings), per isolate. Default: per isolate, in memory.
+   */
+  dedupe?: false | NonNullable<ReceiverOptions['dedupe']> | ((env: Env) => D1Database);
+  /**
+   * Queue mode's failed store: the D1 database whose table `churn_risk_failed` keeps the alerts
+   * that failed after their last try. Default: the `dedupe` database. Queue mode needs one of
+   * the two.
+   */
+  failed?: (env: Env) => D1Database;
+  /**
+   * The dead-letter queue's name, when this worker consumes it (wrangler.toml): its messages,
+   * alerts whose consumer died `max_retries` times, go to the failed store with `onError` once.
+   */
+  deadLetterQueue?: string;
+  /** How long a D1 identity claim lasts, in ms. Default 72 hours. */
+  dedupeTtlMs?: number;
+}
+
+/** A module worker in queue mode: the webhook endpoint, and the Queue's consumer. */
+export interface ChurnRiskQueueWorker<Env> extends ChurnRiskWorker<Env> {
+  /**
+   * The consumer (`[[queues.consumers]]` in wrangler.toml): runs each message of the batch
+   * through core's try protocol, then acks it, re-sends it with the record of the handlers that
+   * succeeded and core's delay, or stores it as failed.
+   */
+  queue(batch: QueueBatch, env: Env, ctx: WorkerExecutionContext): Promise<void>;
 }
 
 /** A Cloudflare Workers module worker: `export default` it from the worker's entry module. */
@@ -54,6 +96,9 @@ export interface ChurnRiskWorker<Env> {
  * The isolate's own limit on concurrent requests bounds how many run at once.
  */
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+
+/** How long Workers keep what `ctx.waitUntil` holds after the answer. */
+const WORKERS_BUDGET_MS = 30_000;
 
 /** `createReceiver`'s errors describe options, never their values: safe to answer with. */
 function buildFailure(error: unknown): IntegrationError {
@@ -77,7 +122,22 @@ function checkOptions(options: CreateWorkerOptions<never>): void {
   if (typeof options.setup !== 'function') {
     throw new TypeError('createWorker needs setup: (receiver, env) => { receiver.on(...) }.');
   }
-  const { secret } = options as { secret: unknown };
+  const { secret, queue, dedupe, failed } = options as unknown as Record<string, unknown>;
+  if (queue !== undefined && typeof queue !== 'function') {
+    throw new TypeError(
+      'createWorker needs queue: (env) => env.CHURN_RISK_ALERTS (a Queue binding).',
+    );
+  }
+  if (failed !== undefined && typeof failed !== 'function') {
+    throw new TypeError('createWorker needs failed: (env) => env.CHURN_RISK_DB (a D1 binding).');
+  }
+  if (queue !== undefined && typeof dedupe !== 'function' && failed === undefined) {
+    throw new TypeError(
+      'Queue mode keeps failed alerts in a D1 table: give createWorker dedupe: (env) => ' +
+        'env.CHURN_RISK_DB (de-duplication shared by every isolate, and the failed store), or ' +
+        'failed: (env) => env.CHURN_RISK_DB.',
+    );
+  }
   if (typeof secret !== 'function' && typeof secret !== 'string' && !Array.isArray(secret)) {
     throw new TypeError(
       'createWorker needs secret: (env) => env.CHURN_RISK_WEBHOOK_SECRET (or the secret itself).',
@@ -105,25 +165,62 @@ function checkOptions(options: CreateWorkerOptions<never>): void {
  * });
  */
 export function createWorker<Env = Record<string, unknown>>(
+  options: CreateWorkerOptions<Env> & { queue: (env: Env) => QueueProducer },
+): ChurnRiskQueueWorker<Env>;
+export function createWorker<Env = Record<string, unknown>>(
   options: CreateWorkerOptions<Env>,
-): ChurnRiskWorker<Env> {
+): ChurnRiskWorker<Env>;
+export function createWorker<Env = Record<string, unknown>>(
+  options: CreateWorkerOptions<Env>,
+): ChurnRiskWorker<Env> | ChurnRiskQueueWorker<Env> {
   checkOptions(options);
   const {
     secret,
     setup,
     concurrency: _ignored,
+    queue: producerOf,
+    dedupe,
+    failed: failedOf,
+    deadLetterQueue,
+    dedupeTtlMs,
     ...receiverOptions
   } = options as CreateWorkerOptions<Env> & {
     concurrency?: unknown;
   };
   const log = options.logger;
+  const d1Of = typeof dedupe === 'function' ? dedupe : undefined;
   let receiver: Receiver | undefined;
+  let cloudflare: CloudflareQueue | undefined;
+
+  /** The receiver's options for `env`: the queue (queue mode) or the de-duplication. */
+  const modeOptions = (env: Env): Partial<ReceiverOptions> => {
+    if (producerOf === undefined) {
+      // Workers cancel what `ctx.waitUntil` keeps alive 30 s after the answer (SPEC 16).
+      const budget = { keepAliveBudgetMs: receiverOptions.keepAliveBudgetMs ?? WORKERS_BUDGET_MS };
+      if (dedupe === undefined) return budget;
+      if (typeof dedupe !== 'function') return { ...budget, dedupe };
+      const store = new D1Identities(dedupe(env));
+      const ttl = dedupeTtlMs === undefined ? {} : { ttlMs: dedupeTtlMs };
+      return { ...budget, dedupe: { store, ...ttl } };
+    }
+    const db = d1Of?.(env);
+    cloudflare = createCloudflareQueue({
+      producer: producerOf(env),
+      dedupe: db,
+      failed: failedOf?.(env) ?? (db as D1Database),
+      deadLetterQueue,
+      dedupeTtlMs,
+      logger: log,
+    });
+    return { queue: cloudflare.queue };
+  };
 
   /** The isolate's receiver; built at the first call that succeeds (a failure is not kept). */
   const receiverFor = (env: Env): Receiver => {
     if (receiver !== undefined) return receiver;
     const built = createReceiver({
       ...receiverOptions,
+      ...modeOptions(env),
       concurrency: UNBOUNDED,
       secret: resolveSecret(secret, env),
     });
@@ -132,22 +229,22 @@ export function createWorker<Env = Record<string, unknown>>(
     return built;
   };
 
-  const refuse = (error: unknown): Response => {
+  const report = (error: unknown): IntegrationError => {
     const failure = buildFailure(error);
     // Written like the receiver's own 5xx lines (SPEC 14); `err` only for the user's own code.
     const fields = failure === error ? { code: failure.code } : { code: failure.code, err: error };
     if (log === undefined) console.error(failure.message, fields);
     else log.error(fields, failure.message);
-    return toResponse(errorResponse(failure));
+    return failure;
   };
 
-  return {
+  const worker: ChurnRiskWorker<Env> = {
     async fetch(request, env, ctx) {
       let current: Receiver;
       try {
         current = receiverFor(env);
       } catch (error) {
-        return refuse(error);
+        return toResponse(errorResponse(report(error)));
       }
       // Bound: an unbound `ctx.waitUntil` throws "Illegal invocation" in workerd.
       return current.fetch(request, {
@@ -155,6 +252,19 @@ export function createWorker<Env = Record<string, unknown>>(
           ctx.waitUntil(promise);
         },
       });
+    },
+  };
+  if (producerOf === undefined) return worker;
+  return {
+    fetch: (request, env, ctx) => worker.fetch(request, env, ctx),
+    async queue(batch, env) {
+      try {
+        receiverFor(env);
+      } catch (error) {
+        // Thrown, so that the platform delivers the batch again once the worker can build.
+        throw report(error);
+      }
+      await (cloudflare as CloudflareQueue).consume(batch);
     },
   };
 }

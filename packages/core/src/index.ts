@@ -29,6 +29,7 @@ export {
 } from './errors/receiver-unavailable-error.js';
 export { HandlerFailedError } from './errors/handler-failed-error.js';
 export {
+  AlertCutOffError,
   AlertStalledError,
   HandlersFailedError,
   type FailedHandler,

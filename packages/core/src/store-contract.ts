@@ -1,7 +1,7 @@
-import type { AlertStore, StoredAlert } from './durable/alert-store.js';
+import type { AlertStore, FailedAlert, StoredAlert } from './durable/alert-store.js';
 import { createDurableQueue } from './durable/durable-queue.js';
 import { nap } from './durable/timing.js';
-import type { QueuedAlert } from './receiver/alert-queue.js';
+import type { AlertQueue, QueuedAlert } from './receiver/alert-queue.js';
 import { createReceiver } from './receiver/create-receiver.js';
 import type { AlertContext, Receiver } from './receiver/types.js';
 import { signPayload } from './signature/sign.js';
@@ -411,132 +411,218 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
     });
 
     // The receiver on top: two receivers (two processes) on one store, through createDurableQueue.
-    const receiverOn = (fixture: Fixture, store: AlertStore, retries = 0): Receiver => {
-      const queue = createDurableQueue(store, { leaseMs: 10_000, pollIntervalMs: 20 });
-      const receiver = createReceiver({
-        secret: SECRET,
-        queue,
-        retries: { retries, backoffMs: () => 5 },
+    receiverCases((name, body) => {
+      run(name, (fixture) => {
+        let next = 0;
+        const platform: ReceiverPlatform = {
+          queue: () =>
+            createDurableQueue(next++ % 2 === 0 ? fixture.a : fixture.b, {
+              leaseMs: 10_000,
+              pollIntervalMs: 20,
+            }),
+          settle: async (receivers) => {
+            for (const receiver of receivers) await receiver.drain({ timeoutMs: timeout });
+          },
+          failed: () => fixture.a.failed(),
+          retry: (id) => fixture.b.retry(id),
+          close: () => Promise.resolve(),
+        };
+        return body(platform, fixture.receivers);
       });
-      fixture.receivers.push(receiver);
-      return receiver;
-    };
+    }, timeout);
+  });
+}
 
-    run(
-      'receivers: two concurrent deliveries of one alert run its handler once',
-      async (fixture) => {
-        const first = receiverOn(fixture, fixture.a);
-        const second = receiverOn(fixture, fixture.b);
-        const seen: [string, number][] = [];
-        for (const [name, receiver] of [
-          ['a', first],
-          ['b', second],
-        ] as const) {
-          receiver.on(
-            'churn_risk_alert',
-            (_alert, c: AlertContext) => void seen.push([name, c.attempt]),
-          );
-        }
-        const request = delivery();
-        const answers = await Promise.all([first.handle(request), second.handle(request)]);
-        same(
-          answers.map((x) => x.status),
-          [202, 202],
-          'the answers',
-        );
-        same(
-          answers.map((x) => x.body).sort(),
-          ['{"received":true,"duplicate":true}', '{"received":true}'],
-          'one accepted, one duplicate',
-        );
-        await first.drain({ timeoutMs: timeout });
-        await second.drain({ timeoutMs: timeout });
-        same(seen.length, 1, 'handler runs');
-        same(seen[0]?.[1], 0, 'the attempt');
-      },
-    );
+/**
+ * The back end under the receiver-level cases: each `queue()` is one more process's (or isolate's)
+ * queue on the case's one shared back end. `createDurableQueue` over two store instances fits; so
+ * does a push queue (`createPushQueue`) on a platform queue whose consumer runs the messages.
+ */
+export interface ReceiverPlatform {
+  /** A queue for one more receiver on the shared back end. */
+  queue(): AlertQueue;
+  /**
+   * Resolves once every alert the receivers accepted has reached its end (completed, or failed
+   * and reported), retries included. `receivers` are the case's receivers, in creation order.
+   */
+  settle(receivers: readonly Receiver[]): Promise<void>;
+  /** The failed store's alerts. */
+  failed(): Promise<FailedAlert[]>;
+  /** Puts a failed alert back (tries reset, the record of succeeded handlers kept). */
+  retry(id: string): Promise<void>;
+  /** Releases what the platform opened (called after the case's receivers are closed). */
+  close(): Promise<void>;
+}
 
-    run('receivers: retries only the failed handler, in either process', async (fixture) => {
-      const receivers = [receiverOn(fixture, fixture.a, 2), receiverOn(fixture, fixture.b, 2)];
-      const attempts: Record<string, number[]> = { ok: [], flaky: [] };
-      const errors: unknown[] = [];
-      for (const receiver of receivers) {
-        receiver.on('churn_risk_alert', (_a, c) => void attempts.ok?.push(c.attempt), { id: 'ok' });
+/** What `pushQueueContract` runs against. */
+export interface PushQueueContractOptions {
+  /** The back end's name, in the suite's title. */
+  name: string;
+  /** A fresh shared back end for the case named `scope`; other scopes never see its alerts. */
+  create(scope: string): ReceiverPlatform | Promise<ReceiverPlatform>;
+  /** Milliseconds each case may take. Default 30,000. */
+  timeoutMs?: number;
+}
+
+/**
+ * Registers `storeContract`'s receiver-level cases against a queue that is not an `AlertStore`:
+ * a push-based platform queue (Cloudflare Queues) run through `createPushQueue`. Two receivers
+ * (two isolates) share one platform; the cases: two concurrent deliveries of one alert run its
+ * handler once; only the failed handler is retried, in either receiver; after the last try
+ * `onError` once per failed handler, and `retry(id)` runs it again; health, and `503 CLOSED`
+ * after close.
+ *
+ * @example
+ * pushQueueContract({ describe, it }, { name: 'cloudflare-queues', create: (scope) => platformFor(scope) });
+ */
+export function pushQueueContract(test: ContractTestApi, options: PushQueueContractOptions): void {
+  const timeout = options.timeoutMs ?? 30_000;
+  let scopes = 0;
+  test.describe(`pushQueueContract: ${options.name}`, () => {
+    receiverCases((name, body) => {
+      test.it(
+        name,
+        async () => {
+          const scope = `case${String(++scopes)}_${Date.now().toString(36)}`;
+          const platform = await options.create(scope);
+          const receivers: Receiver[] = [];
+          try {
+            await body(platform, receivers);
+          } finally {
+            await Promise.all(receivers.map((r) => r.close({ timeoutMs: timeout })));
+            await platform.close();
+          }
+        },
+        timeout,
+      );
+    }, timeout);
+  });
+}
+
+type ReceiverCase = (platform: ReceiverPlatform, receivers: Receiver[]) => Promise<void>;
+
+/** The receiver-level cases, shared by `storeContract` and `pushQueueContract`. */
+function receiverCases(run: (name: string, body: ReceiverCase) => void, timeout: number): void {
+  const receiverOn = (platform: ReceiverPlatform, receivers: Receiver[], retries = 0): Receiver => {
+    const receiver = createReceiver({
+      secret: SECRET,
+      queue: platform.queue(),
+      retries: { retries, backoffMs: () => 5 },
+    });
+    receivers.push(receiver);
+    return receiver;
+  };
+
+  run(
+    'receivers: two concurrent deliveries of one alert run its handler once',
+    async (platform, all) => {
+      const first = receiverOn(platform, all);
+      const second = receiverOn(platform, all);
+      const seen: [string, number][] = [];
+      for (const [name, receiver] of [
+        ['a', first],
+        ['b', second],
+      ] as const) {
         receiver.on(
           'churn_risk_alert',
-          (_a, c) => {
-            attempts.flaky?.push(c.attempt);
-            if (c.attempt < 2) throw new Error('not yet');
-          },
-          { id: 'flaky' },
+          (_alert, c: AlertContext) => void seen.push([name, c.attempt]),
         );
-        receiver.onError((error) => void errors.push(error));
       }
-      same((await receivers[0]?.handle(delivery()))?.status, 202, 'the answer');
-      for (const receiver of receivers) await receiver.drain({ timeoutMs: timeout });
-      same(attempts, { ok: [0], flaky: [0, 1, 2] }, 'the tries');
-      same(errors.length, 0, 'onError calls');
-    });
+      const request = delivery();
+      const answers = await Promise.all([first.handle(request), second.handle(request)]);
+      same(
+        answers.map((x) => x.status),
+        [202, 202],
+        'the answers',
+      );
+      same(
+        answers.map((x) => x.body).sort(),
+        ['{"received":true,"duplicate":true}', '{"received":true}'],
+        'one accepted, one duplicate',
+      );
+      await platform.settle(all);
+      same(seen.length, 1, 'handler runs');
+      same(seen[0]?.[1], 0, 'the attempt');
+    },
+  );
 
-    run(
-      'receivers: after the last try onError once per failed handler; retry(id) runs it again',
-      async (fixture) => {
-        const receivers = [receiverOn(fixture, fixture.a, 1), receiverOn(fixture, fixture.b, 1)];
-        let broken = true;
-        let crmRuns = 0;
-        let auditRuns = 0;
-        const reported: [string, number][] = [];
-        for (const receiver of receivers) {
-          receiver.on(
-            'churn_risk_alert',
-            () => {
-              auditRuns++;
-            },
-            { id: 'audit' },
-          );
-          receiver.on(
-            'churn_risk_alert',
-            () => {
-              crmRuns++;
-              if (broken) throw new Error('CRM down');
-            },
-            { id: 'crm' },
-          );
-          receiver.onError((error, _alert, context) => {
-            reported.push([
-              error instanceof Error ? error.message : String(error),
-              context.attempt,
-            ]);
-          });
-        }
-        await receivers[1]?.handle(delivery());
-        for (const receiver of receivers) await receiver.drain({ timeoutMs: timeout });
-        same(reported, [['CRM down', 1]], 'onError calls');
-        const failed = await fixture.a.failed();
-        same(failed.length, 1, 'failed alerts');
-        check(
-          /crm/.test(failed[0]?.error ?? ''),
-          `the failed entry names the handler: ${failed[0]?.error ?? ''}`,
+  run('receivers: retries only the failed handler, in either process', async (platform, all) => {
+    const receivers = [receiverOn(platform, all, 2), receiverOn(platform, all, 2)];
+    const attempts: Record<string, number[]> = { ok: [], flaky: [] };
+    const errors: unknown[] = [];
+    for (const receiver of receivers) {
+      receiver.on('churn_risk_alert', (_a, c) => void attempts.ok?.push(c.attempt), { id: 'ok' });
+      receiver.on(
+        'churn_risk_alert',
+        (_a, c) => {
+          attempts.flaky?.push(c.attempt);
+          if (c.attempt < 2) throw new Error('not yet');
+        },
+        { id: 'flaky' },
+      );
+      receiver.onError((error) => void errors.push(error));
+    }
+    same((await receivers[0]?.handle(delivery()))?.status, 202, 'the answer');
+    await platform.settle(all);
+    same(attempts, { ok: [0], flaky: [0, 1, 2] }, 'the tries');
+    same(errors.length, 0, 'onError calls');
+  });
+
+  run(
+    'receivers: after the last try onError once per failed handler; retry(id) runs it again',
+    async (platform, all) => {
+      const receivers = [receiverOn(platform, all, 1), receiverOn(platform, all, 1)];
+      let broken = true;
+      let crmRuns = 0;
+      let auditRuns = 0;
+      const reported: [string, number][] = [];
+      for (const receiver of receivers) {
+        receiver.on(
+          'churn_risk_alert',
+          () => {
+            auditRuns++;
+          },
+          { id: 'audit' },
         );
-        broken = false;
-        await fixture.b.retry(failed[0]?.id ?? '');
-        for (const receiver of receivers) await receiver.drain({ timeoutMs: timeout });
-        same([crmRuns, auditRuns], [3, 1], 'crm and audit runs after retry(id)');
-        same((await fixture.a.failed()).length, 0, 'failed alerts after the retry');
-      },
-    );
+        receiver.on(
+          'churn_risk_alert',
+          () => {
+            crmRuns++;
+            if (broken) throw new Error('CRM down');
+          },
+          { id: 'crm' },
+        );
+        receiver.onError((error, _alert, context) => {
+          reported.push([error instanceof Error ? error.message : String(error), context.attempt]);
+        });
+      }
+      await receivers[1]?.handle(delivery());
+      await platform.settle(all);
+      same(reported, [['CRM down', 1]], 'onError calls');
+      const failed = await platform.failed();
+      same(failed.length, 1, 'failed alerts');
+      check(
+        /crm/.test(failed[0]?.error ?? ''),
+        `the failed entry names the handler: ${failed[0]?.error ?? ''}`,
+      );
+      broken = false;
+      await platform.retry(failed[0]?.id ?? '');
+      await platform.settle(all);
+      same([crmRuns, auditRuns], [3, 1], 'crm and audit runs after retry(id)');
+      same((await platform.failed()).length, 0, 'failed alerts after the retry');
+    },
+  );
 
-    run('receivers: health, and 503 CLOSED after close', async (fixture) => {
-      const receiver = receiverOn(fixture, fixture.a);
-      receiver.on('churn_risk_alert', () => undefined);
-      const health = await receiver.health();
-      same([health.ok, health.queue?.reachable], [true, true], 'health');
-      await receiver.close({ timeoutMs: timeout });
-      const answer = await receiver.handle(delivery());
-      same(answer.status, 503, 'the status after close');
-      const body = JSON.parse(answer.body) as { error?: { code?: string } };
-      same(body.error?.code, 'CLOSED', 'the code after close');
-      check(answer.headers['retry-after'] !== undefined, 'Retry-After is set');
-    });
+  run('receivers: health, and 503 CLOSED after close', async (platform, all) => {
+    const receiver = receiverOn(platform, all);
+    receiver.on('churn_risk_alert', () => undefined);
+    const health = await receiver.health();
+    same([health.ok, health.queue?.reachable], [true, true], 'health');
+    await receiver.close({ timeoutMs: timeout });
+    const answer = await receiver.handle(delivery());
+    same(answer.status, 503, 'the status after close');
+    const body = JSON.parse(answer.body) as { error?: { code?: string } };
+    same(body.error?.code, 'CLOSED', 'the code after close');
+    check(answer.headers['retry-after'] !== undefined, 'Retry-After is set');
   });
 }

@@ -12,8 +12,11 @@
  */
 import type { ChurnRiskAlert } from './payload/alert-schema.js';
 export {
+  pushQueueContract,
   storeContract,
   type ContractTestApi,
+  type PushQueueContractOptions,
+  type ReceiverPlatform,
   type StoreContractOptions,
 } from './store-contract.js';
 import type { Secret } from './signature/secrets.js';

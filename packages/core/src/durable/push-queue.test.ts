@@ -4,11 +4,17 @@ import {
   createPushQueue,
   createReceiver,
   type DeliveredAlert,
+  type FailedAlert,
+  type PushQueue,
   type PushVerdict,
   type QueuedAlert,
   type Receiver,
 } from '@churn-risk/core';
-import { createTestDelivery } from '@churn-risk/core/testing';
+import {
+  createTestDelivery,
+  pushQueueContract,
+  type ReceiverPlatform,
+} from '@churn-risk/core/testing';
 
 // SPEC 17's push entry point: a platform queue delivers messages, core runs each try and hands
 // back the verdict; the platform here is an in-memory stand-in with Cloudflare Queues' shape (a
@@ -184,3 +190,86 @@ describe('createPushQueue: the push entry point', () => {
     }
   });
 });
+
+/**
+ * An in-memory platform queue with Cloudflare Queues' shape: a retry is a new message that
+ * carries the record, sent with a delay (`delaySeconds`, not before it is due); a failed alert is
+ * kept in a failed store that lists and retries. Each message goes to the next isolate's queue in
+ * turn, so that the tries of one alert run in different isolates.
+ */
+class MemoryPlatform implements ReceiverPlatform {
+  readonly #messages: { message: DeliveredAlert; dueAt: number }[] = [];
+  readonly #failed: FailedAlert[] = [];
+  readonly #identities = new Set<string>();
+  readonly #queues: PushQueue[] = [];
+  #turn = 0;
+
+  queue(): PushQueue {
+    const queue = createPushQueue({
+      kind: 'memory-platform',
+      send: (entry) => {
+        if (this.#identities.has(entry.id)) return Promise.resolve('duplicate');
+        this.#identities.add(entry.id);
+        this.#messages.push({ message: { entry, tries: 0, succeeded: [] }, dueAt: Date.now() });
+        return Promise.resolve('accepted');
+      },
+    });
+    this.#queues.push(queue);
+    return queue;
+  }
+
+  async settle(): Promise<void> {
+    while (this.#messages.length > 0) {
+      this.#messages.sort((a, b) => a.dueAt - b.dueAt);
+      const [next] = this.#messages.splice(0, 1);
+      if (next === undefined) break;
+      const wait = next.dueAt - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const queue = this.#queues[this.#turn++ % this.#queues.length] as PushQueue;
+      const { message } = next;
+      await queue.runDelivered(message, (verdict) => {
+        if (verdict.outcome === 'retry') {
+          this.#messages.push({
+            message: { entry: message.entry, tries: verdict.tries, succeeded: verdict.succeeded },
+            dueAt: Date.now() + verdict.delayMs,
+          });
+        } else if (verdict.outcome === 'failed') {
+          this.#failed.push({
+            id: `failed_${String(this.#failed.length)}`,
+            alertId: message.entry.id,
+            alert: message.entry.alert,
+            error: verdict.error.message,
+            succeededHandlers: [...verdict.succeeded],
+            tries: verdict.tries,
+            receivedAt: new Date(message.entry.receivedAt),
+            failedAt: new Date(),
+          });
+        }
+        return Promise.resolve(true);
+      });
+    }
+  }
+
+  failed(): Promise<FailedAlert[]> {
+    return Promise.resolve([...this.#failed]);
+  }
+
+  retry(id: string): Promise<void> {
+    const index = this.#failed.findIndex((failed) => failed.id === id);
+    const [failed] = this.#failed.splice(index, 1);
+    if (index < 0 || failed === undefined) return Promise.reject(new TypeError('unknown id'));
+    const entry = { id: failed.alertId, alert: failed.alert, receivedAt: Date.now() };
+    const message = { entry, tries: 0, succeeded: failed.succeededHandlers };
+    this.#messages.push({ message, dueAt: Date.now() });
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+pushQueueContract(
+  { describe, it },
+  { name: 'in-memory platform', create: () => new MemoryPlatform() },
+);

@@ -47,3 +47,34 @@ export class AlertStalledError extends Error {
     this.stalls = stalls;
   }
 }
+
+/**
+ * The platform's keep-alive budget (`keepAliveBudgetMs`: work handed to `waitUntil` is cancelled
+ * that long after the answer, 30 s on Cloudflare Workers) was about to end while the alert was not
+ * done, or its next retry would have ended past it. `onError` gets it once, no further try runs,
+ * and one line is logged at `error` naming the fix (a durable queue). `cause` is the last try's
+ * error, when a try failed.
+ */
+export class AlertCutOffError extends Error {
+  override readonly name = 'AlertCutOffError';
+  readonly code = 'CUT_OFF';
+  /** The budget, in milliseconds. */
+  readonly budgetMs: number;
+  /**
+   * The handlers (ids, or `#<index>`) not recorded as succeeded for the alert: those that failed
+   * the last try, or all the handlers of a try still running at the cut-off.
+   */
+  readonly pending: readonly string[];
+
+  constructor(budgetMs: number, pending: readonly string[], cause?: unknown) {
+    super(
+      `The alert was cut off: the platform stops work kept alive by waitUntil ` +
+        `${String(budgetMs)} ms after the answer (keepAliveBudgetMs), and ` +
+        `${pending.length === 1 ? 'handler' : 'handlers'} ${pending.join(', ')} ` +
+        `${pending.length === 1 ? 'was' : 'were'} not done.`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.budgetMs = budgetMs;
+    this.pending = pending;
+  }
+}

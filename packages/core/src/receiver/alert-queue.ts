@@ -1,6 +1,7 @@
 import type { QueuedAlert } from './handler-types.js';
 export type { QueuedAlert } from './handler-types.js';
 import type { Logger } from '../observability/logger.js';
+import type { KeepAlive } from './keep-alive.js';
 import type { TryInput } from './try-protocol.js';
 
 /** An alert the queue has taken: `done` settles when this process has finished its part. */
@@ -111,4 +112,10 @@ export interface AcceptOptions {
    * flight). A durable queue may ignore it: its `done` settles once the store holds the alert.
    */
   ownTurn?: boolean;
+  /**
+   * The platform's budget for the `waitUntil` that keeps the alert alive (`keepAliveBudgetMs`),
+   * from `startedAt` (`Date.now()` at the acceptance). An in-process queue runs the alert's tries
+   * under it (SPEC 16: no silent cut-off). A durable queue ignores it: no budget applies there.
+   */
+  keepAlive?: KeepAlive;
 }

@@ -20,6 +20,7 @@ import type {
   QueuedAlert,
 } from './alert-queue.js';
 import { HandlerRegistry } from './try-protocol.js';
+import { PER_REQUEST_CONTEXTS } from './keep-alive.js';
 import { waitForQueue } from './drain.js';
 import type { HandlerOptions } from './handler-types.js';
 import { receiverHealth } from './health.js';
@@ -73,17 +74,15 @@ function doneOf(result: AcceptResult): Promise<void> | undefined {
  * was accepted). A `waitUntil` that throws is a 500 `INTERNAL_ERROR`: nothing is accepted.
  */
 const OWN_TURN: AcceptOptions = Object.freeze({ ownTurn: true });
+const NOT_OWN_TURN: AcceptOptions = Object.freeze({});
 
-/**
+/*
  * Cloudflare Workers (workerd) give each request an I/O context of its own and cancel what one
  * request started for another once the first has nothing left to wait for: there an alert handed
- * over with a `waitUntil` must not wait for a slot that another request frees. (Workers identify
- * themselves by `navigator.userAgent`; Node-based platforms keep a started alert alive through its
- * own `waitUntil` promise, so `concurrency` still holds there.)
+ * over with a `waitUntil` must not wait for a slot that another request frees
+ * (`PER_REQUEST_CONTEXTS`). Node-based platforms keep a started alert alive through its own
+ * `waitUntil` promise, so `concurrency` still holds there.
  */
-const PER_REQUEST_CONTEXTS =
-  (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent ===
-  'Cloudflare-Workers';
 
 function handOff(waitUntil: WaitUntil): (done?: Promise<void>) => void {
   let settle: (done?: Promise<void>) => void = () => undefined;
@@ -298,11 +297,10 @@ class WebhookReceiver implements Receiver {
     const handedOff = waitUntil === undefined ? undefined : handOff(waitUntil);
     let accepted: AcceptResult | Promise<AcceptResult>;
     try {
-      // On workerd, with a `waitUntil`, the alert runs in a turn its own request scheduled.
       accepted =
-        handedOff !== undefined && PER_REQUEST_CONTEXTS
-          ? this.#queue.accept(entry, OWN_TURN)
-          : this.#queue.accept(entry);
+        handedOff === undefined
+          ? this.#queue.accept(entry)
+          : this.#queue.accept(entry, this.#handedOffOptions());
     } catch (error) {
       handedOff?.();
       return storeFailed(error);
@@ -321,6 +319,16 @@ class WebhookReceiver implements Receiver {
         return storeFailed(error);
       },
     );
+  }
+
+  /**
+   * How an alert handed to a `waitUntil` is accepted: on workerd it runs in a turn its own request
+   * scheduled (`ownTurn`), and under the platform's keep-alive budget when there is one.
+   */
+  #handedOffOptions(): AcceptOptions {
+    const budgetMs = this.#config.keepAliveBudgetMs;
+    if (budgetMs === undefined) return PER_REQUEST_CONTEXTS ? OWN_TURN : NOT_OWN_TURN;
+    return { ownTurn: PER_REQUEST_CONTEXTS, keepAlive: { budgetMs, startedAt: Date.now() } };
   }
 
   /** After the queue took (or refused) the alert: the answer. */

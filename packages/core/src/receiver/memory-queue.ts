@@ -9,6 +9,7 @@ import type {
 import { integerOption } from './integer-option.js';
 import { createMemoryDedupeStore, DEFAULT_DEDUPE_MAX_ENTRIES } from './memory-dedupe-store.js';
 import type { DedupeStore } from './types.js';
+import { KeepAliveGuard, type KeepAlive } from './keep-alive.js';
 import { runAlert } from './try-protocol.js';
 import { createWorkQueue, type Job } from './work-queue.js';
 
@@ -43,17 +44,24 @@ class MemoryJob implements Job, AcceptedAlert {
   #resolveDone!: () => void;
   readonly #entry: QueuedAlert;
   readonly #processor: AlertProcessor;
+  readonly #keepAlive: KeepAlive | undefined;
 
-  constructor(entry: QueuedAlert, processor: AlertProcessor) {
+  constructor(entry: QueuedAlert, processor: AlertProcessor, keepAlive: KeepAlive | undefined) {
     this.#entry = entry;
     this.#processor = processor;
+    this.#keepAlive = keepAlive;
     this.done = new Promise<void>((resolve) => {
       this.#resolveDone = resolve;
     });
   }
 
   run(): unknown {
-    const failed = runAlert(this.#processor.input(this.#entry));
+    const input = this.#processor.input(this.#entry);
+    const keepAlive = this.#keepAlive;
+    const failed = runAlert(
+      input,
+      keepAlive === undefined ? undefined : new KeepAliveGuard(input, keepAlive),
+    );
     if (typeof failed === 'number') {
       this.failures = failed;
       return undefined;
@@ -126,13 +134,12 @@ class MemoryQueue implements AlertQueue {
 
   accept(entry: QueuedAlert, options?: AcceptOptions): AcceptResult | Promise<AcceptResult> {
     const store = this.#store;
-    const ownTurn = options?.ownTurn === true;
-    if (store === undefined) return this.#push(entry, ownTurn);
+    if (store === undefined) return this.#push(entry, options);
     // A throwing store becomes a rejection: the receiver answers 503 so that the sender retries.
     const claimed = store.claim(entry.id, this.#ttlMs);
-    if (typeof claimed === 'boolean') return claimed ? this.#push(entry, ownTurn) : 'duplicate';
+    if (typeof claimed === 'boolean') return claimed ? this.#push(entry, options) : 'duplicate';
     return Promise.resolve(claimed).then((isNew) =>
-      isNew ? this.#push(entry, ownTurn) : 'duplicate',
+      isNew ? this.#push(entry, options) : 'duplicate',
     );
   }
 
@@ -160,9 +167,12 @@ class MemoryQueue implements AlertQueue {
     return this.#work?.running ?? 0;
   }
 
-  #push(entry: QueuedAlert, ownTurn: boolean): AcceptResult | Promise<AcceptResult> {
-    const job = new MemoryJob(entry, this.#processor as AlertProcessor);
-    if (this.#attached().tryPush(job, ownTurn)) return job;
+  #push(
+    entry: QueuedAlert,
+    options: AcceptOptions | undefined,
+  ): AcceptResult | Promise<AcceptResult> {
+    const job = new MemoryJob(entry, this.#processor as AlertProcessor, options?.keepAlive);
+    if (this.#attached().tryPush(job, options?.ownTurn === true)) return job;
     // No room: forget the identity, so that the service's redelivery is processed.
     const released = this.release(entry.id);
     return released instanceof Promise ? released.then(() => 'full' as const) : 'full';

@@ -3,6 +3,7 @@ import { DEFAULT_TOLERANCE_SECONDS } from '../signature/verify.js';
 import { secretKeys } from '../signature/secrets.js';
 import type { AlertQueue } from './alert-queue.js';
 import { integerOption } from './integer-option.js';
+import { DEFAULT_KEEP_ALIVE_BUDGET_MS } from './keep-alive.js';
 import { createMemoryQueue, MEMORY_QUEUE_DEFAULTS } from './memory-queue.js';
 import { resolveRetryPolicy } from './retry-policy.js';
 import type { RetryPolicy } from './try-protocol.js';
@@ -34,6 +35,8 @@ export interface ResolvedOptions {
   /** The queue the user passed, else the in-memory queue made of `maxQueue` and `dedupe`. */
   queue: AlertQueue;
   consume: boolean;
+  /** The platform's keep-alive budget for alerts handed to a `waitUntil`; none when undefined. */
+  keepAliveBudgetMs: number | undefined;
   now: () => number;
 }
 
@@ -133,6 +136,10 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
     retry: resolveRetryPolicy(options.retries),
     queue,
     consume: options.consume ?? true,
+    keepAliveBudgetMs:
+      options.keepAliveBudgetMs === undefined
+        ? DEFAULT_KEEP_ALIVE_BUDGET_MS
+        : integerOption('keepAliveBudgetMs', options.keepAliveBudgetMs, 1),
     now,
   };
 }

@@ -245,16 +245,50 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** After a try that was not final: the retries in this process (timers), then the report. */
-async function retryInProcess(input: TryInput, first: TryVerdict): Promise<number> {
+/**
+ * A keep-alive guard (`KeepAliveGuard` of keep-alive.ts): the platform's budget over the in-memory
+ * tries of an alert kept alive by a `waitUntil`.
+ */
+export interface KeepAliveGuard {
+  /** The try running or last run, and the handlers recorded as succeeded so far. */
+  attempt: number;
+  succeeded: readonly string[];
+  /** True once the cut-off was reported. */
+  readonly cut: boolean;
+  /** Whether a retry after `delayMs` starts before the cut-off point. */
+  allows(delayMs: number): boolean;
+  /** Claims the alert's one report: true for the first caller only. */
+  claim(): boolean;
+  /** Reports the cut-off (once); resolves to the failures counted (1, or 0 after a report). */
+  cutOff(cause: unknown): Promise<number>;
+  /** Runs the tries, and reports the cut-off if its point comes first. */
+  run(work: () => number | Promise<number>): number | Promise<number>;
+}
+
+/**
+ * After a try that was not final: the retries in this process (timers), then the report. Under a
+ * keep-alive `guard`, no retry starts whose delay ends past its cut-off point, and nothing is
+ * reported once it reported the cut-off.
+ */
+async function retryInProcess(
+  input: TryInput,
+  first: TryVerdict,
+  guard?: KeepAliveGuard,
+): Promise<number> {
   let verdict = first;
   let tries = 0;
   while (verdict.outcome === 'retry') {
+    if (guard !== undefined) {
+      guard.succeeded = verdict.succeeded;
+      if (!guard.allows(verdict.delayMs)) return guard.cutOff(verdict.error);
+    }
     await sleep(verdict.delayMs);
+    if (guard?.cut === true) return 0;
     tries += 1;
+    if (guard !== undefined) guard.attempt = tries;
     verdict = await runTry(input, tries, verdict.succeeded);
   }
-  if (verdict.outcome === 'completed') return 0;
+  if (verdict.outcome === 'completed' || guard?.claim() === false) return 0;
   await reportFailures(input, tries, verdict.failures);
   return verdict.failures.length;
 }
@@ -263,13 +297,20 @@ async function retryInProcess(input: TryInput, first: TryVerdict): Promise<numbe
  * Every try of an alert in this process (the in-memory queue): `runTry`, and each `retry` verdict
  * applied with a timer. Never throws or rejects; gives the number of handlers that failed after
  * their retries, synchronously when the first try's handlers all returned synchronously and
- * succeeded.
+ * succeeded. `guard`: the alert is kept alive by a platform `waitUntil` with a budget.
  */
-export function runAlert(input: TryInput): number | Promise<number> {
+export function runAlert(input: TryInput, guard?: KeepAliveGuard): number | Promise<number> {
+  if (guard !== undefined) return guard.run(() => triesOf(input, guard));
+  return triesOf(input, undefined);
+}
+
+function triesOf(input: TryInput, guard: KeepAliveGuard | undefined): number | Promise<number> {
   const first = runTry(input, 0, NONE);
-  if (!isThenable(first)) return first.outcome === 'completed' ? 0 : retryInProcess(input, first);
+  if (!isThenable(first)) {
+    return first.outcome === 'completed' ? 0 : retryInProcess(input, first, guard);
+  }
   return first.then((verdict) =>
-    verdict.outcome === 'completed' ? 0 : retryInProcess(input, verdict),
+    verdict.outcome === 'completed' ? 0 : retryInProcess(input, verdict, guard),
   );
 }
 
@@ -446,6 +487,19 @@ export async function reportFailure(
   if (input.errorHandlers.length === 0 || observer.verbose) {
     observer.handlerFailed(input.id, attempt + 1, error, handlerId);
   }
+  await callErrorHandlers(input, attempt, error);
+}
+
+/**
+ * Calls each `onError` handler with `error` (for try `attempt`); one that throws or rejects is
+ * logged at `error`. Never rejects.
+ */
+export async function callErrorHandlers(
+  input: TryInput,
+  attempt: number,
+  error: unknown,
+): Promise<void> {
+  const { observer } = input;
   const context = contextOf(input, attempt);
   await Promise.all(
     input.errorHandlers.map(async (onError) => {

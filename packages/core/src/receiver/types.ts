@@ -104,6 +104,17 @@ export interface ReceiverOptions {
    */
   consume?: boolean;
   /**
+   * The platform's budget for work kept alive by a `waitUntil`, in milliseconds from the answer:
+   * Cloudflare Workers cancel it after 30 s, Vercel ends a function at its `maxDuration`. An alert
+   * handed to a `waitUntil` starts no retry whose delay ends past the budget, and if the budget is
+   * about to end (at 90 % of it, at most 5 s before its end) while the alert is not done,
+   * `onError` gets an `AlertCutOffError` (code `CUT_OFF`) once, one line is logged at `error`
+   * naming the fix (a durable queue), and no further try runs. Default 30,000 in workerd (Cloudflare
+   * Workers), none elsewhere (set it to your `maxDuration` on Vercel). Deliveries without a
+   * `waitUntil`, and durable queues, have no budget.
+   */
+  keepAliveBudgetMs?: number;
+  /**
    * Where the receiver logs (SPEC section 10): a pino-style logger, called as `(fields, message)`.
    * Every refused delivery at `warn` with its `status` and `code`, every accepted alert at `debug`
    * with its identity, a handler that failed after its retries at `error`. Nothing logged holds a

@@ -1,0 +1,218 @@
+import {
+  createMemoryDedupeStore,
+  createPushQueue,
+  type DedupeStore,
+  type Logger,
+  type PushQueue,
+  type PushVerdict,
+  type QueuedAlert,
+  type QueueHealth,
+} from '@churn-risk/core';
+import type { D1Database, QueueBatch, QueueMessage, QueueProducer } from './bindings.js';
+import { D1FailedStore, D1Identities, type FailedStore } from './d1-tables.js';
+import { messageOf, parseMessage } from './queue-message.js';
+
+/** Options of `createCloudflareQueue`: the bindings, and how long an identity is kept. */
+export interface CloudflareQueueOptions {
+  /** The Queue's producer binding: accepted alerts, and each retry, are sent to it. */
+  producer: QueueProducer;
+  /**
+   * A D1 database for the identities, shared by every isolate: a delivery whose identity is
+   * claimed there answers `202 duplicate` in any isolate. Without it, de-duplication is per
+   * isolate (an in-memory LRU), so a redelivery that lands on another isolate runs again.
+   */
+  dedupe?: D1Database | undefined;
+  /** The D1 database of the failed store (table `churn_risk_failed`). */
+  failed: D1Database;
+  /**
+   * The name of the dead-letter queue (`dead_letter_queue` of the consumer in wrangler.toml),
+   * when this worker consumes it too: its messages are alerts the platform gave up on (their
+   * consumer died or timed out `max_retries` times); each goes to the failed store, with
+   * `onError` once.
+   */
+  deadLetterQueue?: string | undefined;
+  /** How long an identity is kept, in ms. Default 72 hours. */
+  dedupeTtlMs?: number | undefined;
+  /** Longest wait for the claim and the send; beyond it the answer is `503`. Default 2,000. */
+  enqueueTimeoutMs?: number | undefined;
+  /**
+   * Deliveries of one message without a verdict (its consumer died) after which the alert is
+   * failed without another try. Default 3.
+   */
+  maxStalls?: number | undefined;
+  /** Where the consumer reports what is not an alert's failure. Default `console.error`. */
+  logger?: Logger | undefined;
+}
+
+/** Queue mode on Cloudflare Queues: the receiver's queue, the consumer, and the failed store. */
+export interface CloudflareQueue {
+  /** The receiver's queue: `createReceiver({ secret, queue: cloudflare.queue })`. */
+  readonly queue: PushQueue;
+  /** The failed alerts, to list and retry. */
+  readonly failed: FailedStore;
+  /**
+   * The consumer: runs each message of `batch` through core's try protocol (side by side), then
+   * acks it, sends its retry, or stores it as failed. A message whose verdict could not be applied
+   * is left to the platform to deliver again (`message.retry()`).
+   */
+  consume(batch: QueueBatch): Promise<void>;
+}
+
+const DEFAULT_DEDUPE_TTL_MS = 72 * 3_600_000;
+/** Cloudflare Queues' longest `delaySeconds` (12 hours). */
+const MAX_DELAY_SECONDS = 43_200;
+
+/** A retry's delay as Cloudflare Queues takes it: whole seconds, rounded up, at most 12 hours. */
+export function delaySecondsOf(delayMs: number): number {
+  return Math.min(MAX_DELAY_SECONDS, Math.ceil(delayMs / 1000));
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value';
+}
+
+class CloudflareQueueMode implements CloudflareQueue {
+  readonly queue: PushQueue;
+  readonly failed: D1FailedStore;
+  readonly #producer: QueueProducer;
+  readonly #identities: D1Identities | undefined;
+  /** The identities: in D1 with `dedupe`, else in this isolate. */
+  readonly #claims: DedupeStore;
+  readonly #ttlMs: number;
+  readonly #deadLetterQueue: string | undefined;
+  readonly #maxStalls: number;
+  readonly #failedDb: D1Database;
+  readonly #logger: Logger | undefined;
+
+  constructor(options: CloudflareQueueOptions) {
+    const { producer, dedupe, failed } = options as Partial<CloudflareQueueOptions>;
+    if (typeof producer?.send !== 'function') {
+      throw new TypeError('createCloudflareQueue needs producer: the Queue binding, env.ALERTS.');
+    }
+    if (typeof failed?.prepare !== 'function') {
+      throw new TypeError('createCloudflareQueue needs failed: a D1 binding, env.CHURN_RISK_DB.');
+    }
+    this.#producer = producer;
+    this.#identities = dedupe === undefined ? undefined : new D1Identities(dedupe);
+    this.#claims = this.#identities ?? createMemoryDedupeStore();
+    this.#ttlMs = options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;
+    this.#deadLetterQueue = options.deadLetterQueue;
+    this.#maxStalls = options.maxStalls ?? 3;
+    this.#failedDb = failed;
+    this.#logger = options.logger;
+    this.failed = new D1FailedStore(failed, producer);
+    this.queue = createPushQueue({
+      kind: 'cloudflare-queues',
+      send: (entry) => this.#send(entry),
+      health: () => this.#health(),
+      maxStalls: this.#maxStalls,
+      ...(options.enqueueTimeoutMs === undefined
+        ? {}
+        : { enqueueTimeoutMs: options.enqueueTimeoutMs }),
+    });
+  }
+
+  /** Claims the identity, then sends; a failed send releases the claim (nothing is claimed). */
+  async #send(entry: QueuedAlert): Promise<'accepted' | 'duplicate'> {
+    const claimed = await this.#claims.claim(entry.id, this.#ttlMs);
+    if (!claimed) return 'duplicate';
+    try {
+      await this.#producer.send(messageOf(entry, 0, []));
+    } catch (error) {
+      try {
+        await this.#claims.release(entry.id);
+      } catch (releaseError) {
+        this.#log(
+          `Alert ${entry.id} was not sent to the queue and its claim could not be released ` +
+            `(${describe(releaseError)}): its redeliveries answer duplicate until the claim expires.`,
+          { id: entry.id, err: releaseError },
+        );
+      }
+      throw error;
+    }
+    return 'accepted';
+  }
+
+  async #health(): Promise<QueueHealth> {
+    try {
+      await this.#identities?.health();
+      await this.#failedDb.prepare('SELECT 1').first();
+      return { reachable: true };
+    } catch (error) {
+      return { reachable: false, error: `D1 did not answer: ${describe(error)}` };
+    }
+  }
+
+  async consume(batch: QueueBatch): Promise<void> {
+    const deadLettered =
+      this.#deadLetterQueue !== undefined && batch.queue === this.#deadLetterQueue;
+    await Promise.all(batch.messages.map((message) => this.#run(message, deadLettered)));
+    try {
+      await this.#identities?.sweep();
+    } catch (error) {
+      this.#log(`Expired alert identities could not be deleted (${describe(error)}).`, {
+        err: error,
+      });
+    }
+  }
+
+  async #run(message: QueueMessage, deadLettered: boolean): Promise<void> {
+    const body = parseMessage(message.body);
+    if (body === undefined) {
+      this.#log(`Message ${message.id} is not a churn-risk alert message; it was acked.`, {
+        messageId: message.id,
+      });
+      message.ack();
+      return;
+    }
+    const { entry } = body;
+    // Every verdict is applied with an ack, so a message delivered again without one is a stall:
+    // its consumer died or timed out. One the platform dead-lettered stalled too often.
+    const stalls = deadLettered ? this.#maxStalls + 1 : message.attempts - 1;
+    const apply = async (verdict: PushVerdict): Promise<boolean> => {
+      if (verdict.outcome === 'retry') {
+        await this.#producer.send(messageOf(entry, verdict.tries, verdict.succeeded), {
+          delaySeconds: delaySecondsOf(verdict.delayMs),
+        });
+      } else if (verdict.outcome === 'failed') {
+        const { tries, succeeded, error } = verdict;
+        await this.failed.add({ entry, tries, succeeded, error });
+      }
+      message.ack();
+      return true;
+    };
+    try {
+      await this.queue.runDelivered({ ...body, stalls }, apply);
+    } catch (error) {
+      this.#log(
+        `The verdict for alert ${entry.id} could not be stored (${describe(error)}); ` +
+          'the platform delivers the message again.',
+        { id: entry.id, err: error },
+      );
+      message.retry();
+    }
+  }
+
+  #log(message: string, fields: Record<string, unknown>): void {
+    if (this.#logger === undefined) console.error(`[churn-risk] ${message}`, fields);
+    else this.#logger.error(fields, message);
+  }
+}
+
+/**
+ * Queue mode on Cloudflare Queues, for a receiver you build yourself (`createWorker({ queue })`
+ * builds it for you): the push queue to give `createReceiver`, the consumer for the worker's
+ * `queue` handler, and the failed store. An accepted alert is claimed (in D1 with `dedupe`) and
+ * sent to the Queue before the `202`; the consumer runs core's try protocol on each message.
+ *
+ * @example
+ * const cf = createCloudflareQueue({ producer: env.CHURN_RISK_ALERTS, dedupe: env.CHURN_RISK_DB, failed: env.CHURN_RISK_DB });
+ * const receiver = createReceiver({ secret: env.CHURN_RISK_WEBHOOK_SECRET, queue: cf.queue });
+ * // export default { fetch: (req) => receiver.fetch(req), queue: (batch) => cf.consume(batch) };
+ */
+export function createCloudflareQueue(options: CloudflareQueueOptions): CloudflareQueue {
+  if (typeof options !== 'object' || (options as unknown) === null) {
+    throw new TypeError('createCloudflareQueue needs { producer, failed, dedupe? }.');
+  }
+  return new CloudflareQueueMode(options);
+}

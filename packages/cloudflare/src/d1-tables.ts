@@ -1,0 +1,223 @@
+import {
+  resolveFailedListOptions,
+  type FailedAlert,
+  type FailedListOptions,
+  type DedupeStore,
+  type QueuedAlert,
+} from '@churn-risk/core';
+import type { D1Database, QueueProducer } from './bindings.js';
+import { messageOf } from './queue-message.js';
+
+// Queue mode's two D1 tables, created on first use (idempotent, safe from several isolates): the
+// alert identities claimed for 72 h (shared de-duplication), and the failed alerts.
+
+const SCHEMA = [
+  'CREATE TABLE IF NOT EXISTS churn_risk_identities (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)',
+  'CREATE INDEX IF NOT EXISTS churn_risk_identities_expiry ON churn_risk_identities (expires_at)',
+  'CREATE TABLE IF NOT EXISTS churn_risk_failed (id TEXT PRIMARY KEY, alert_id TEXT NOT NULL, ' +
+    'entry TEXT NOT NULL, succeeded TEXT NOT NULL, tries INTEGER NOT NULL, error TEXT NOT NULL, ' +
+    'failed_at INTEGER NOT NULL)',
+  'CREATE INDEX IF NOT EXISTS churn_risk_failed_order ON churn_risk_failed (failed_at, id)',
+];
+
+/** The schema, once per database and isolate; a failure is not kept, so the next call tries again. */
+const ready = new WeakMap<D1Database, Promise<void>>();
+function ensureSchema(db: D1Database): Promise<void> {
+  let done = ready.get(db);
+  if (done === undefined) {
+    done = db.batch(SCHEMA.map((sql) => db.prepare(sql))).then(() => undefined);
+    ready.set(db, done);
+    done.catch(() => ready.delete(db));
+  }
+  return done;
+}
+
+/**
+ * The identity claims: `claim` records `id` for `ttlMs` unless a live claim exists, in one
+ * statement (an upsert that only overwrites an expired claim), so two isolates claiming at once
+ * get one `true`.
+ */
+export class D1Identities implements DedupeStore {
+  readonly #db: D1Database;
+  readonly #now: () => number;
+  #sweptAt = 0;
+
+  constructor(db: D1Database, now: () => number = Date.now) {
+    this.#db = db;
+    this.#now = now;
+  }
+
+  async claim(id: string, ttlMs: number): Promise<boolean> {
+    await ensureSchema(this.#db);
+    const now = this.#now();
+    const row = await this.#db
+      .prepare(
+        'INSERT INTO churn_risk_identities (id, expires_at) VALUES (?1, ?2) ' +
+          'ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at ' +
+          'WHERE churn_risk_identities.expires_at <= ?3 RETURNING id',
+      )
+      .bind(id, now + ttlMs, now)
+      .first();
+    return row !== null;
+  }
+
+  async release(id: string): Promise<void> {
+    await this.#db.prepare('DELETE FROM churn_risk_identities WHERE id = ?1').bind(id).run();
+  }
+
+  /** Deletes expired claims, at most every ten minutes per isolate. */
+  async sweep(): Promise<void> {
+    const now = this.#now();
+    if (now - this.#sweptAt < 600_000) return;
+    this.#sweptAt = now;
+    await ensureSchema(this.#db);
+    await this.#db
+      .prepare('DELETE FROM churn_risk_identities WHERE expires_at <= ?1')
+      .bind(now)
+      .run();
+  }
+
+  async health(): Promise<void> {
+    await this.#db.prepare('SELECT 1').first();
+  }
+}
+
+interface FailedRow {
+  id: string;
+  alert_id: string;
+  entry: string;
+  succeeded: string;
+  tries: number;
+  error: string;
+  failed_at: number;
+}
+
+function toFailedAlert(row: FailedRow): FailedAlert {
+  const entry = JSON.parse(row.entry) as QueuedAlert;
+  return {
+    id: row.id,
+    alertId: row.alert_id,
+    alert: entry.alert,
+    error: row.error,
+    succeededHandlers: JSON.parse(row.succeeded) as string[],
+    tries: row.tries,
+    receivedAt: new Date(entry.receivedAt),
+    failedAt: new Date(row.failed_at),
+  };
+}
+
+/** What `add` stores of a failed alert. */
+export interface FailedRecord {
+  entry: QueuedAlert;
+  succeeded: readonly string[];
+  tries: number;
+  error: Error;
+}
+
+/**
+ * Queue mode's failed store: a D1 table of the alerts whose last try failed (or that the platform
+ * dead-lettered), kept until they are retried. `retry` sends the alert to the queue again (tries
+ * reset, the record of succeeded handlers kept), then deletes its row.
+ */
+export interface FailedStore {
+  /** The failed alerts, oldest first (default `limit` 50, `offset` 0). */
+  failed(options?: FailedListOptions): Promise<FailedAlert[]>;
+  /** Sends one back to the queue, by its id or its alert identity; a `TypeError` when unknown. */
+  retry(id: string): Promise<void>;
+  /** Sends back every alert failed when it is called, once each; resolves to how many. */
+  retryAll(): Promise<number>;
+  /** How many alerts the table holds. */
+  count(): Promise<number>;
+}
+
+export class D1FailedStore implements FailedStore {
+  readonly #db: D1Database;
+  readonly #producer: QueueProducer;
+  readonly #now: () => number;
+
+  constructor(db: D1Database, producer: QueueProducer, now: () => number = Date.now) {
+    this.#db = db;
+    this.#producer = producer;
+    this.#now = now;
+  }
+
+  /** Stores a failed alert (a fresh row id, so that a retried alert that fails again is new). */
+  async add(record: FailedRecord): Promise<void> {
+    await ensureSchema(this.#db);
+    await this.#db
+      .prepare(
+        'INSERT INTO churn_risk_failed (id, alert_id, entry, succeeded, tries, error, failed_at) ' +
+          'VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)',
+      )
+      .bind(
+        crypto.randomUUID(),
+        record.entry.id,
+        JSON.stringify(record.entry),
+        JSON.stringify(record.succeeded),
+        record.tries,
+        `${record.error.name}: ${record.error.message}`,
+        this.#now(),
+      )
+      .run();
+  }
+
+  async failed(options?: FailedListOptions): Promise<FailedAlert[]> {
+    const { limit, offset } = resolveFailedListOptions(options);
+    await ensureSchema(this.#db);
+    const { results } = await this.#db
+      .prepare('SELECT * FROM churn_risk_failed ORDER BY failed_at, id LIMIT ?1 OFFSET ?2')
+      .bind(limit, offset)
+      .all<FailedRow>();
+    return results.map(toFailedAlert);
+  }
+
+  async retry(id: string): Promise<void> {
+    await ensureSchema(this.#db);
+    const row = await this.#db
+      .prepare(
+        'SELECT * FROM churn_risk_failed WHERE id = ?1 OR alert_id = ?1 ORDER BY failed_at LIMIT 1',
+      )
+      .bind(id)
+      .first<FailedRow>();
+    if (row === null) throw new TypeError(`No failed alert has the id ${id}.`);
+    await this.#resend(row);
+  }
+
+  async retryAll(): Promise<number> {
+    await ensureSchema(this.#db);
+    const { results } = await this.#db
+      .prepare('SELECT * FROM churn_risk_failed ORDER BY failed_at, id')
+      .all<FailedRow>();
+    for (const row of results) await this.#resend(row);
+    return results.length;
+  }
+
+  async count(): Promise<number> {
+    await ensureSchema(this.#db);
+    const row = await this.#db
+      .prepare('SELECT COUNT(*) AS n FROM churn_risk_failed')
+      .first<{ n: number }>();
+    return row?.n ?? 0;
+  }
+
+  /** Sent before the row is deleted: a crash in between sends it twice, never loses it. */
+  async #resend(row: FailedRow): Promise<void> {
+    const entry = JSON.parse(row.entry) as QueuedAlert;
+    const succeeded = JSON.parse(row.succeeded) as string[];
+    await this.#producer.send(messageOf(entry, 0, succeeded));
+    await this.#db.prepare('DELETE FROM churn_risk_failed WHERE id = ?1').bind(row.id).run();
+  }
+}
+
+/**
+ * Queue mode's failed store, from the worker's bindings: to list and retry failed alerts from an
+ * admin route or a scheduled handler of your own.
+ *
+ * @example
+ * const store = createFailedStore(env.CHURN_RISK_DB, env.CHURN_RISK_ALERTS);
+ * for (const failed of await store.failed({ limit: 20 })) console.log(failed.alertId, failed.error);
+ * await store.retryAll();
+ */
+export function createFailedStore(db: D1Database, producer: QueueProducer): FailedStore {
+  return new D1FailedStore(db, producer);
+}

@@ -1,0 +1,41 @@
+import type { QueuedAlert } from '@churn-risk/core';
+
+/**
+ * The body of a queue mode message: the accepted alert, the tries made before the one this
+ * message starts, and the ids of the handlers that already succeeded for it. A retry is a new
+ * message with the new count and record (a platform retry, `message.retry()`, cannot change a
+ * body), so the record travels with the alert and needs no other store.
+ */
+export interface AlertMessage {
+  /** The format's version. */
+  readonly churnRisk: 1;
+  readonly entry: QueuedAlert;
+  readonly tries: number;
+  readonly succeeded: readonly string[];
+}
+
+/** The message that carries `entry` to try number `tries` (0 for the first). */
+export function messageOf(
+  entry: QueuedAlert,
+  tries: number,
+  succeeded: readonly string[],
+): AlertMessage {
+  return { churnRisk: 1, entry, tries, succeeded };
+}
+
+/**
+ * `body` as an alert message, or `undefined` for a body that is not one. Only this package's
+ * producer writes to the queue, so the shape is checked, not the alert again.
+ */
+export function parseMessage(body: unknown): AlertMessage | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { churnRisk, entry, tries, succeeded } = body as Partial<AlertMessage>;
+  if (churnRisk !== 1 || typeof entry !== 'object' || (entry as unknown) === null) return undefined;
+  if (typeof tries !== 'number' || !Number.isInteger(tries) || tries < 0) return undefined;
+  if (!Array.isArray(succeeded) || !succeeded.every((id) => typeof id === 'string')) {
+    return undefined;
+  }
+  if (typeof entry.id !== 'string' || typeof entry.receivedAt !== 'number') return undefined;
+  if (typeof entry.alert !== 'object' || (entry.alert as unknown) === null) return undefined;
+  return { churnRisk, entry, tries, succeeded };
+}

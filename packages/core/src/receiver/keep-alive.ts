@@ -1,0 +1,129 @@
+import { AlertCutOffError } from '../errors/handlers-failed-error.js';
+import {
+  callErrorHandlers,
+  type KeepAliveGuard as TryGuard,
+  type TryInput,
+} from './try-protocol.js';
+
+// SPEC 16, no silent cut-off: an alert kept alive by a platform `waitUntil` has the platform's
+// budget (Cloudflare cancels such work 30 s after the answer). The in-memory tries (`runAlert`)
+// run under a guard: it starts no retry whose delay ends past the cut-off point, and if that point
+// comes while the alert is not done, it reports the alert once (`onError` with `CUT_OFF`, one
+// `error` line naming the fix) while there is still time to write it.
+
+/**
+ * Cloudflare Workers (workerd) identify themselves by `navigator.userAgent`. There each request has
+ * an I/O context of its own, and work handed to `ctx.waitUntil` is cancelled 30 s after the answer.
+ */
+export const PER_REQUEST_CONTEXTS =
+  (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent ===
+  'Cloudflare-Workers';
+
+/** `keepAliveBudgetMs` by default: Workers' 30 s in workerd, no budget elsewhere. */
+export const DEFAULT_KEEP_ALIVE_BUDGET_MS: number | undefined = PER_REQUEST_CONTEXTS
+  ? 30_000
+  : undefined;
+
+/** How an accepted alert is kept alive: the platform's budget, counted from the acceptance. */
+export interface KeepAlive {
+  readonly budgetMs: number;
+  /** `Date.now()` when the alert was accepted. */
+  readonly startedAt: number;
+}
+
+/**
+ * The point of the budget at which a cut-off is reported: 90 % of it, and never more than 5 s
+ * before its end (27 s of Workers' 30 s), leaving time for `onError` and the log line.
+ */
+export function cutOffPoint(budgetMs: number): number {
+  return budgetMs - Math.min(5_000, Math.ceil(budgetMs / 10));
+}
+
+/** The cut-off guard of one alert's in-memory tries. */
+export class KeepAliveGuard implements TryGuard {
+  readonly #input: TryInput;
+  readonly #budgetMs: number;
+  readonly #cutOffAt: number;
+  #reported = false;
+  #cut = false;
+  /** The try running or last run (0 for the first), and the handlers that succeeded so far. */
+  attempt = 0;
+  succeeded: readonly string[] = [];
+
+  constructor(input: TryInput, keepAlive: KeepAlive) {
+    this.#input = input;
+    this.#budgetMs = keepAlive.budgetMs;
+    this.#cutOffAt = keepAlive.startedAt + cutOffPoint(keepAlive.budgetMs);
+  }
+
+  /** True once the cut-off was reported: nothing else is reported or tried for the alert. */
+  get cut(): boolean {
+    return this.#cut;
+  }
+
+  /** Whether a retry after `delayMs` starts before the cut-off point. */
+  allows(delayMs: number): boolean {
+    return Date.now() + delayMs < this.#cutOffAt;
+  }
+
+  /**
+   * Claims the alert's one report: true for the first caller (the last try's failures, or the
+   * cut-off), false after.
+   */
+  claim(): boolean {
+    if (this.#reported) return false;
+    this.#reported = true;
+    return true;
+  }
+
+  /**
+   * Runs `work` (the alert's tries), and reports the cut-off if the cut-off point comes first.
+   * Gives the number of failures: `work`'s, or 1 for a cut-off.
+   */
+  run(work: () => number | Promise<number>): number | Promise<number> {
+    const remaining = this.#cutOffAt - Date.now();
+    if (remaining <= 0) return this.cutOff(undefined);
+    const result = work();
+    if (typeof result === 'number') return result;
+    return new Promise<number>((resolve) => {
+      const timer = setTimeout(() => {
+        resolve(this.cutOff(undefined));
+      }, remaining);
+      void result.then((failures) => {
+        clearTimeout(timer);
+        resolve(failures);
+      });
+    });
+  }
+
+  /** Reports the cut-off once (`cause`: the last try's error); resolves to 1 failure. */
+  async cutOff(cause: unknown): Promise<number> {
+    if (!this.claim()) return 0;
+    this.#cut = true;
+    const input = this.#input;
+    // The record's keys are the handlers' ids, or `\u0000#<index>` for one without (keyOf).
+    const pending = input.handlers.flatMap((entry, index) =>
+      this.succeeded.includes(entry.id ?? `\u0000#${String(index)}`)
+        ? []
+        : [entry.id ?? `#${String(index)}`],
+    );
+    const error = new AlertCutOffError(this.#budgetMs, pending, cause);
+    input.counts.failed++;
+    input.observer.logger.error(
+      {
+        id: input.id,
+        code: error.code,
+        budgetMs: this.#budgetMs,
+        pending,
+        tries: this.attempt + 1,
+      },
+      `Alert ${input.id} was cut off after ${String(this.attempt + 1)} ` +
+        `${this.attempt === 0 ? 'try' : 'tries'}: ${error.message} No further try runs. ` +
+        'Fix: process alerts in a durable queue, which no platform budget cuts off: queue mode ' +
+        'on Cloudflare Workers (@churn-risk/cloudflare, createWorker({ queue })), or ' +
+        '@churn-risk/postgres / @churn-risk/redis elsewhere.',
+    );
+    await callErrorHandlers(input, this.attempt, error);
+    return 1;
+  }
+}
