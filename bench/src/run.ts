@@ -22,6 +22,7 @@ const BENCHMARKS: Record<string, () => Promise<Runner>> = {
   next: async () => (await import('./next/run-next.js')).runNext,
   redis: async () => (await import('./redis/run-redis.js')).runRedis,
   postgres: async () => (await import('./postgres/run-postgres.js')).runPostgres,
+  'postgres-takeover': async () => (await import('./postgres/run-takeover.js')).runTakeover,
   'verify-runtimes': async () => {
     const { runVerifyRuntimes, parseRuntimes } = await import('./verify/run-verify-runtimes.js');
     const runtimes = parseRuntimes(runtimeArgs);

@@ -202,7 +202,7 @@ export async function runPostgres(settings: BenchSettings): Promise<BenchResult>
       cluster,
       node,
     );
-    const drained = names.find((n) => n.endsWith('-ours-postgres')) ?? (names[0]);
+    const drained = names.find((n) => n.endsWith('-ours-postgres')) ?? names[0] ?? '';
     console.error(`processing cost: draining ${drained}`);
     const processing = await measureProcessingCost(cluster, node, databaseOf(drained), {
       seconds: settings.quick ? 2 : 5,
