@@ -14,7 +14,7 @@ export class BenchPrerequisiteError extends Error {
 }
 
 /** The PostgreSQL binaries the benchmark runs: `PG_BIN_DIR`, else Debian's PostgreSQL 15. */
-export function postgresBinDir(env: NodeJS.ProcessEnv = process.env): string {
+export function postgresBinDir(env: Record<string, string | undefined> = process.env): string {
   const chosen = env.PG_BIN_DIR;
   return chosen === undefined || chosen === '' ? POSTGRES_BIN_DIR : chosen;
 }
