@@ -23,6 +23,7 @@ export default defineConfig({
       'packages/*/test/**/*.test.ts',
       'test/**/*.test.ts',
       'examples/*/test/**/*.test.ts',
+      'bench/src/**/*.test.ts',
     ],
     exclude: [
       '**/node_modules/**',

@@ -21,6 +21,8 @@ const BENCHMARKS: Record<string, () => Promise<Runner>> = {
   batcher: async () => (await import('./batcher/run-batcher.js')).runBatcher,
   next: async () => (await import('./next/run-next.js')).runNext,
   redis: async () => (await import('./redis/run-redis.js')).runRedis,
+  postgres: async () => (await import('./postgres/run-postgres.js')).runPostgres,
+  'postgres-takeover': async () => (await import('./postgres/run-takeover.js')).runTakeover,
   'verify-runtimes': async () => {
     const { runVerifyRuntimes, parseRuntimes } = await import('./verify/run-verify-runtimes.js');
     const runtimes = parseRuntimes(runtimeArgs);
@@ -97,7 +99,9 @@ for (const name of names) {
     result = await runner(settings);
   } catch (error) {
     failed = true;
-    console.error(`benchmark ${name} failed:`, error);
+    // A missing prerequisite (PostgreSQL, Node 22) is its message alone: it names the fix.
+    const prerequisite = error instanceof Error && error.name === 'BenchPrerequisiteError';
+    console.error(`benchmark ${name} failed:`, prerequisite ? error.message : error);
     continue;
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(0);

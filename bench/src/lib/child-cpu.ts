@@ -10,10 +10,28 @@ export function answerCpuRequests(): void {
   });
 }
 
-/** A server child's CPU time so far (user + system), in microseconds (see `answerCpuRequests`). */
+/**
+ * A server child's CPU time so far (user + system), in microseconds (see `answerCpuRequests`).
+ * Other messages the child sends meanwhile (a worker's handler starts) are left to their listeners.
+ */
 export async function childCpuMicros(child: BenchChild<unknown>): Promise<number> {
-  const reply = child.next<{ cpu: NodeJS.CpuUsage }>();
+  const reply = new Promise<NodeJS.CpuUsage>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`child ${child.process.pid ?? '?'} did not report its CPU time`));
+    }, 120_000);
+    const onMessage = (message: { cpu?: NodeJS.CpuUsage }): void => {
+      if (message.cpu === undefined) return;
+      done();
+      resolve(message.cpu);
+    };
+    const done = (): void => {
+      clearTimeout(timer);
+      child.process.off('message', onMessage);
+    };
+    child.process.on('message', onMessage);
+  });
   child.send('cpu');
-  const { cpu } = await reply;
+  const cpu = await reply;
   return cpu.user + cpu.system;
 }

@@ -65,16 +65,18 @@ function nextMessage<T>(child: ChildProcess, timeoutMs: number): Promise<T> {
 /**
  * Starts `file` (TypeScript, relative to bench/src) in a child Node process that resolves the
  * workspace packages to their builds (see `PACKAGE_CONDITIONS`), and waits for its first IPC
- * message.
+ * message. `execPath`: another Node binary (pg-boss 12 needs Node >= 22.12).
  */
 export async function startChild<M>(
   file: string,
   args: readonly string[] = [],
   nodeFlags: readonly string[] = [],
+  execPath: string = process.execPath,
 ): Promise<BenchChild<M>> {
   const path = fileURLToPath(new URL(`../${file}`, import.meta.url));
   const child = fork(path, [...args], {
     cwd: REPO_ROOT,
+    execPath,
     execArgv: [...PACKAGE_CONDITIONS, '--import', 'tsx', ...nodeFlags],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

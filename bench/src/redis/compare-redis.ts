@@ -20,7 +20,7 @@ for (const name of names) {
   const { rps, cpu, p50, p99 } = summarizeRounds(rounds);
   const each = rounds.map(
     (r) =>
-      `${Math.round(r.requestsPerSecond)} req/s ${r.cpuPerRequest.toFixed(0)} µs (redis ${r.redisCpuPerRequest.toFixed(0)} µs)`,
+      `${Math.round(r.requestsPerSecond)} req/s ${r.cpuPerRequest.toFixed(0)} µs (redis ${r.storeCpuPerRequest.toFixed(0)} µs)`,
   );
   console.log(
     `${name}: ${Math.round(rps)} req/s, ${cpu.toFixed(1)} µs CPU/request, p50/p99 ${p50}/${p99} ms; rounds: ${each.join('; ')}`,

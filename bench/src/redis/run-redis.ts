@@ -3,7 +3,8 @@ import { loadCells, summarizeRounds, type RoundsSummary } from '../lib/load-summ
 import { beforeHas, beforeLabel } from '../lib/packages.js';
 import { formatNumber, formatRatio, markdownTable, median } from '../lib/table.js';
 import type { BenchResult, BenchSettings } from '../lib/types.js';
-import { measureRedisServers, type JobCount, type RedisRound } from './measure.js';
+import { jobsNote } from '../lib/queue-measure.js';
+import { measureRedisServers, type RedisRound } from './measure.js';
 
 /** Each framework: the hand-written BullMQ route (reference), ours on Redis, ours in memory. */
 const FRAMEWORKS = [
@@ -33,13 +34,6 @@ const COLUMNS = [
   'paired by round: req/s / CPU',
   'rounds: req/s / CPU µs',
 ];
-
-function jobsNote(name: string, count: JobCount | undefined): string {
-  if (count === undefined) return '';
-  const extra = count.stored - count.answered;
-  const ok = extra >= 0 && extra <= count.loads * CONNECTIONS;
-  return `${name}: ${formatNumber(count.stored)} jobs in Redis for ${formatNumber(count.answered)} counted 202s (${ok ? 'ok' : 'MISMATCH'})`;
-}
 
 /**
  * `pnpm bench redis`: the receiver with the Redis queue against a hand-written route in the same
@@ -97,7 +91,7 @@ export async function runRedis(settings: BenchSettings): Promise<BenchResult> {
         framework,
         label(adapter, kind, beforeName),
         ...loadCells(summary(name), base),
-        formatNumber(median(own.map((r) => r.redisCpuPerRequest))),
+        formatNumber(median(own.map((r) => r.storeCpuPerRequest))),
         pairs.map(formatRatio).join(' / '),
         own
           .map((r) => `${formatNumber(r.requestsPerSecond)} / ${r.cpuPerRequest.toFixed(0)}`)
@@ -113,7 +107,9 @@ export async function runRedis(settings: BenchSettings): Promise<BenchResult> {
     }
   }
   const table = markdownTable(['framework', 'server', ...COLUMNS], rows);
-  const jobs = names.map((name) => jobsNote(name, measured.jobs.get(name))).filter(Boolean);
+  const jobs = names
+    .map((name) => jobsNote(name, measured.jobs.get(name), CONNECTIONS, 'Redis'))
+    .filter(Boolean);
   const missing = FRAMEWORKS.filter(
     (f) =>
       names.includes(`${f.prefix}-hand-bullmq`) && !kindsOf(f.prefix).includes('ours-redis-before'),

@@ -44,12 +44,18 @@ export function statements(schema: string) {
       DELETE FROM ${identity} WHERE alert_id IN (
         SELECT alert_id FROM ${identity} WHERE expires_at <= now() LIMIT 10000
       )`,
-    /** $1 queue, $2 token, $3 lease ms. */
+    /**
+     * $1 queue, $2 token, $3 lease ms. The oldest due alert, read in the order of pg-boss's own
+     * fetch index (`job_i11`: name, priority DESC, created_on, start_after, over jobs not yet
+     * active and not blocked), so that a take reads a few index entries however many alerts wait
+     * (ordered by start_after instead, every take sorted the whole backlog: 12-19 ms with 20,000
+     * waiting, `pnpm bench postgres`).
+     */
     take: `
       WITH next AS (
         SELECT id FROM ${job}
-        WHERE name = $1 AND state < 'active' AND start_after <= now()
-        ORDER BY start_after, created_on, id
+        WHERE name = $1 AND state < 'active' AND NOT blocked AND start_after <= now()
+        ORDER BY priority DESC, created_on, id
         LIMIT 1
         FOR UPDATE SKIP LOCKED
       )

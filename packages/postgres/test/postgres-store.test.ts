@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresAlertStore } from '../src/index.js';
+import { QUEUE, statements } from '../src/sql.js';
 import { until, usePostgres } from './helpers.js';
 
 const postgres = usePostgres();
@@ -112,4 +113,30 @@ describe('the Postgres store', () => {
     expect((await pool.query('SELECT 1 AS one')).rows[0]).toEqual({ one: 1 });
     await pool.end();
   });
+
+  it('takes the oldest due alert through an index, not by sorting every waiting alert', async () => {
+    const store = createPostgresStore({ connection: postgres.url, schema: 'backlog' });
+    try {
+      const oldest = entry();
+      await store.accept(oldest, { dedupeTtlMs: 60_000 });
+      for (let i = 0; i < 3000; i += 10) {
+        await Promise.all(
+          Array.from({ length: 10 }, () => store.accept(entry(), { dedupeTtlMs: 60_000 })),
+        );
+      }
+      await sql('ANALYZE backlog.job');
+      // The take's own statement, its lease parameters aside: EXPLAIN, not a timing.
+      const take = statements('backlog').take;
+      const select = /WITH next AS \(([\s\S]*?)\)\s*UPDATE/.exec(take)?.[1] ?? '';
+      expect(select).toContain('FOR UPDATE SKIP LOCKED');
+      const { rows } = await sql(`EXPLAIN ${select}`, [QUEUE]);
+      const plan = rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+      expect(plan).toMatch(/Index Scan/);
+      expect(plan).not.toMatch(/Seq Scan/);
+      const first = await store.take({ token: 't', leaseMs: 60_000 });
+      expect(first?.entry.id).toBe(oldest.id);
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
 });
