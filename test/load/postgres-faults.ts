@@ -14,7 +14,7 @@ import { SECRET, deliveryOf, freshAlert, tempLog } from '../redis/fixtures.js';
 import { nodeBinary } from '../runtimes/vitest-under-node.js';
 import { spawnTs, type NodeProcess } from '../support/node-process.js';
 import { keepAliveAgent, runPool, send } from './http-pool.js';
-import { collectRuns, killMidHandler } from './redis-cluster.js';
+import { collectRuns, killMidHandler, waitUntilAllDone } from './redis-cluster.js';
 
 const WEB_SCRIPT = fileURLToPath(new URL('../support/postgres/web-process.ts', import.meta.url));
 const WORKER_SCRIPT = fileURLToPath(
@@ -193,15 +193,7 @@ export async function runPostgresFaults(options: FaultOptions): Promise<FaultRep
     await restart;
     const outageMs = (await outage) ?? -1;
 
-    // Wait until every accepted alert has finished at least once (or give up after 3 minutes).
-    const runs = (): Map<string, [string, string][]> => collectRuns(log.dir);
-    const until = Date.now() + 180_000;
-    for (;;) {
-      const seen = runs();
-      if (accepted.every((id) => seen.get(id)?.some(([kind]) => kind === 'done'))) break;
-      if (Date.now() > until) break;
-      await delay(200);
-    }
+    await waitUntilAllDone(log.dir, accepted);
     const seconds = (Date.now() - started) / 1000;
     // Let a verdict still being written land before the logs are read for the last time.
     await delay(500);
@@ -217,7 +209,7 @@ export async function runPostgresFaults(options: FaultOptions): Promise<FaultRep
       killedPid,
       outageMs,
       refusedDuringOutage,
-      runs: runs(),
+      runs: collectRuns(log.dir),
       seconds,
       webExitCodes: codes.slice(0, options.webs),
       workerExitCodes: codes.slice(options.webs),

@@ -146,15 +146,7 @@ export async function runCluster(options: ClusterOptions): Promise<ClusterReport
     );
     await restart;
 
-    // Wait until every accepted alert has finished at least once (or give up after 3 minutes).
-    const runs = (): Map<string, [string, string][]> => collectRuns(log.dir);
-    const until = Date.now() + 180_000;
-    for (;;) {
-      const seen = runs();
-      if (accepted.every((id) => seen.get(id)?.some(([kind]) => kind === 'done'))) break;
-      if (Date.now() > until) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await waitUntilAllDone(log.dir, accepted);
     const alive = processes.filter((p) => p.pid !== killedPid);
     for (const p of alive) p.kill('SIGTERM');
     const codes = await Promise.all(alive.map((p) => p.exited));
@@ -166,7 +158,7 @@ export async function runCluster(options: ClusterOptions): Promise<ClusterReport
       duplicatesAnswered,
       redeliveriesNotDuplicate,
       killedPid,
-      runs: runs(),
+      runs: collectRuns(log.dir),
       workerExitCodes: workerCodes,
       webExitCodes: codes.slice(0, options.webs),
     };
@@ -211,6 +203,26 @@ export async function killMidHandler(workers: NodeProcess[], logFiles: string[])
   return victim.pid;
 }
 
+/**
+ * Waits until every alert of `accepted` has finished at least once (a `done` line in the worker
+ * logs of `dir`, read every 200 ms), or gives up after `timeoutMs`: the verdict is the caller's,
+ * from `collectRuns`.
+ */
+export async function waitUntilAllDone(
+  dir: string,
+  accepted: readonly string[],
+  timeoutMs = 180_000,
+): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const seen = collectRuns(dir);
+    if (accepted.every((id) => seen.get(id)?.some(([kind]) => kind === 'done'))) return;
+    if (Date.now() > until) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Each alert id with the [kind, pid] of its handler runs, from the worker logs of `dir`. */
 export function collectRuns(dir: string): Map<string, [string, string][]> {
   const runs = new Map<string, [string, string][]>();
   for (const name of readdirSync(dir).sort()) {

@@ -3,9 +3,8 @@ import { createServer, type Server } from 'node:http';
 import { ChurnRiskClient, type ChurnRiskAlert, type RiskScore } from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { createSandbox, type DeliveryRecord, type Sandbox } from '@churn-risk/sandbox';
+import { createReport, waitFor, type Report } from '@churn-risk/example-durable-demo';
 import { createApp } from '../../express/src/app.js';
-import { createReport, type Report } from './report.js';
-import { waitFor } from './wait-for.js';
 
 const THRESHOLD = 0.7;
 

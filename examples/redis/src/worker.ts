@@ -7,9 +7,10 @@
  */
 import { createReceiver } from '@churn-risk/core';
 import { createRedisQueue } from '@churn-risk/redis';
-import { createAlertHandler } from './alert-handler.js';
+// The handler and its store are the same for every durable back end: examples/durable-demo/src.
+import { createAlertHandler } from '@churn-risk/example-durable-demo/alert-handler';
+import { openIdempotentStore } from '@churn-risk/example-durable-demo/idempotent-store';
 import { numberEnv, requireEnv } from './env.js';
-import { openIdempotentStore } from './idempotent-store.js';
 
 const prefix = process.env.REDIS_PREFIX;
 const queue = createRedisQueue({

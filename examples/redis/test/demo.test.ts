@@ -1,44 +1,11 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describeDurableDemo } from '@churn-risk/example-durable-demo/testing';
 
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-
-/** Runs `pnpm demo:redis`'s command; resolves with the exit code and the output. */
-function runDemo(env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@churn-risk/source', '--import', 'tsx', 'examples/redis/src/demo.ts'],
-    { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  return new Promise((resolve) => {
-    child.once('exit', (code) => {
-      resolve({ code, out });
-    });
-  });
-}
-
-describe('pnpm demo:redis', () => {
-  it('kills the worker mid-alert, restarts it, and handles every delivered alert', async () => {
-    const { code, out } = await runDemo();
-    expect(code, out).toBe(0);
-    expect(out).toMatch(/killed the worker with [1-9]\d* alert\(s\) in its handler/);
-    expect(out).toMatch(/^alerts delivered \(202\): +200$/m);
-    expect(out).toMatch(/^alerts handled: +200$/m);
-    expect(out).toMatch(
-      /^duplicates: +0 alerts recorded twice; 20 redeliveries answered duplicate$/m,
-    );
-    expect(out).not.toContain('✗');
-    expect(out.trim().split('\n').at(-1)).toBe('every alert was handled');
-  }, 120_000);
-
-  it('without redis-server, names the install command and exits non-zero', async () => {
-    const { code, out } = await runDemo({ REDIS_SERVER: '/nonexistent/redis-server' });
-    expect(code).not.toBe(0);
-    expect(out).toContain('apt-get update && apt-get install -y redis-server');
-    expect(out).not.toContain('every alert was handled');
-  }, 60_000);
+describeDurableDemo({
+  command: 'demo:redis',
+  script: 'examples/redis/src/demo.ts',
+  missing: {
+    what: 'redis-server',
+    env: { REDIS_SERVER: '/nonexistent/redis-server' },
+    install: 'apt-get update && apt-get install -y redis-server',
+  },
 });

@@ -1,13 +1,17 @@
 import { join } from 'node:path';
-import { startChild, type Child } from './child-process.js';
+import { startChild, type Child, type ChildOptions } from './child-process.js';
 
 /** How the demo runs its worker: small enough to see it crash mid-alert. */
 export const WORKER_SETTINGS = { concurrency: 4, workMs: 80, lockMs: 3000 };
 
 /** What every process of the demo shares. */
 export interface ProcessEnv {
-  redisUrl: string;
-  secret: string;
+  /** Where the example's processes run, and on which Node. */
+  run: ChildOptions;
+  /** Variables both processes get: the queue's URL and the webhook secret. */
+  common: Record<string, string>;
+  /** The back end's worker variables besides `WORKER_SETTINGS`. */
+  workerEnv: Record<string, string>;
   /** Folder of the worker's store file. */
   dir: string;
   /** Called with each process as soon as it is spawned (so that it is stopped on the way out). */
@@ -24,13 +28,7 @@ export async function startWeb(
   name: string,
   env: ProcessEnv,
 ): Promise<{ child: Child; webhook: string }> {
-  const child = env.track(
-    startChild(name, 'web.ts', {
-      REDIS_URL: env.redisUrl,
-      CHURN_RISK_WEBHOOK_SECRET: env.secret,
-      PORT: '0',
-    }),
-  );
+  const child = env.track(startChild(name, 'src/web.ts', { ...env.common, PORT: '0' }, env.run));
   const line = await child.waitForLine(/^listening on /);
   return { child, webhook: `${line.slice('listening on '.length)}/webhooks/churn-risk` };
 }
@@ -38,14 +36,19 @@ export async function startWeb(
 /** Starts `src/worker.ts`; resolves once it is ready. */
 export async function startWorker(name: string, env: ProcessEnv): Promise<Child> {
   const child = env.track(
-    startChild(name, 'worker.ts', {
-      REDIS_URL: env.redisUrl,
-      CHURN_RISK_WEBHOOK_SECRET: env.secret,
-      STORE_FILE: storeFile(env),
-      CONCURRENCY: String(WORKER_SETTINGS.concurrency),
-      WORK_MS: String(WORKER_SETTINGS.workMs),
-      LOCK_MS: String(WORKER_SETTINGS.lockMs),
-    }),
+    startChild(
+      name,
+      'src/worker.ts',
+      {
+        ...env.common,
+        STORE_FILE: storeFile(env),
+        CONCURRENCY: String(WORKER_SETTINGS.concurrency),
+        WORK_MS: String(WORKER_SETTINGS.workMs),
+        LOCK_MS: String(WORKER_SETTINGS.lockMs),
+        ...env.workerEnv,
+      },
+      env.run,
+    ),
   );
   await child.waitForLine(/^worker ready/);
   return child;

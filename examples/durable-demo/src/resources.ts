@@ -1,6 +1,6 @@
-import type { PostgresServer } from '@churn-risk/postgres/testing';
 import type { Sandbox } from '@churn-risk/sandbox';
 import { rmSync } from 'node:fs';
+import type { DemoServer } from './backend.js';
 import type { Child } from './child-process.js';
 
 /**
@@ -9,7 +9,8 @@ import type { Child } from './child-process.js';
  */
 export class Resources {
   readonly children: Child[] = [];
-  postgres: PostgresServer | undefined;
+  /** The back end's server (Redis, PostgreSQL). */
+  server: DemoServer | undefined;
   sandbox: Sandbox | undefined;
   /** Temporary folder (the worker's store file). */
   dir: string | undefined;
@@ -19,14 +20,13 @@ export class Resources {
     return child;
   }
 
-  /** Stops the children (SIGTERM, SIGKILL after 5 s), the sandbox and Postgres; removes folders. */
+  /** Stops the children (SIGTERM, SIGKILL after 5 s), the sandbox and the server; removes folders. */
   async close(): Promise<void> {
     await Promise.all(this.children.map((child) => child.stop('SIGTERM', 5000)));
     await this.sandbox?.close().catch(() => undefined);
-    await this.postgres?.stop().catch(() => undefined);
-    this.postgres?.cleanup();
+    await this.server?.stop().catch(() => undefined);
     if (this.dir !== undefined) rmSync(this.dir, { recursive: true, force: true });
-    this.postgres = undefined;
+    this.server = undefined;
     this.dir = undefined;
   }
 
@@ -35,15 +35,7 @@ export class Resources {
     for (const child of this.children) {
       if (child.running()) process.kill(child.pid, 'SIGKILL');
     }
-    const pid = this.postgres?.pid ?? 0;
-    if (pid > 0) {
-      try {
-        process.kill(pid, 'SIGKILL'); // the postmaster; its backends exit with it
-      } catch {
-        // already gone
-      }
-    }
-    this.postgres?.cleanup();
+    this.server?.kill();
     if (this.dir !== undefined) rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -1,15 +1,14 @@
 import { ChurnRiskClient } from '@churn-risk/core';
-import { createRedisQueue } from '@churn-risk/redis';
 import { createSandbox, type Sandbox } from '@churn-risk/sandbox';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DemoBackend } from './backend.js';
 import { crossThreshold, watchUsers } from './drive-alerts.js';
 import { startWeb, startWorker, storeFile, WORKER_SETTINGS, type ProcessEnv } from './processes.js';
 import { redeliverElsewhere } from './redeliver.js';
 import type { Report } from './report.js';
 import type { Resources } from './resources.js';
-import { startRedis } from './start-redis.js';
 import { countRuns } from './tally.js';
 import { waitFor } from './wait-for.js';
 import { waitUntilHandled, type Summary } from './summary.js';
@@ -19,18 +18,28 @@ const USERS = 200;
 /** Handled alerts before the worker is killed. */
 const KILL_AFTER = 30;
 
-/** Runs the demo's steps; every process and server goes into `resources`. */
-export async function runScenario(report: Report, resources: Resources): Promise<Summary> {
-  report.step('Start Redis and the local churn-risk service (sandbox)');
-  const redis = (resources.redis = await startRedis());
-  report.ok(`redis-server (pid ${redis.pid}) on ${redis.url}`);
+/** Runs the demo's steps on `backend`; every process and server goes into `resources`. */
+export async function runScenario(
+  backend: DemoBackend,
+  report: Report,
+  resources: Resources,
+): Promise<Summary> {
+  report.step(`Start ${backend.title} and the local churn-risk service (sandbox)`);
+  const server = (resources.server = await backend.startServer());
+  report.ok(server.description);
   const sandbox = (resources.sandbox = await createSandbox());
   report.ok(`sandbox on ${sandbox.url}`);
-  resources.observer = createRedisQueue({ connection: redis.url });
-  const dir = (resources.dir = mkdtempSync(join(tmpdir(), 'churn-risk-redis-demo-')));
+  const node = backend.node?.();
+  if (node !== undefined) {
+    report.info(
+      `web and worker processes run on ${node === process.execPath ? 'this Node' : node}`,
+    );
+  }
+  const dir = (resources.dir = mkdtempSync(join(tmpdir(), `churn-risk-${backend.id}-demo-`)));
   const env: ProcessEnv = {
-    redisUrl: redis.url,
-    secret: sandbox.webhookSecret,
+    run: { cwd: backend.exampleRoot, node },
+    common: { [backend.urlVariable]: server.url, CHURN_RISK_WEBHOOK_SECRET: sandbox.webhookSecret },
+    workerEnv: backend.workerEnv ?? {},
     dir,
     track: (child) => resources.track(child),
   };
@@ -67,21 +76,22 @@ export async function runScenario(report: Report, resources: Resources): Promise
   report.step(`The other ${USERS / 2} cross while no worker runs: the web processes accept them`);
   await crossThreshold(client, sandbox, users.slice(USERS / 2));
   await waitForDeliveries(sandbox, USERS);
-  report.ok(`all ${USERS} deliveries answered 202 (every one of them is in Redis)`);
-  const counts = await resources.observer.counts();
-  report.info(`Redis: ${counts.waiting} waiting, ${counts.active} active (the dead worker's)`);
+  report.ok(`all ${USERS} deliveries answered 202 (${backend.accepted})`);
+  if (server.describeQueue) report.info(await server.describeQueue());
 
   report.step('A redelivery that lands on the other web process is a duplicate');
-  const redelivered = await redeliverElsewhere(sandbox.deliveries.list(), env.secret, 20);
+  const redelivered = await redeliverElsewhere(
+    sandbox.deliveries.list(),
+    sandbox.webhookSecret,
+    20,
+  );
   if (redelivered.duplicates === redelivered.sent) {
     report.ok(`${redelivered.sent} redeliveries: all answered 202 {"duplicate":true}`);
   } else {
     report.fail(`${redelivered.sent} redeliveries, only ${redelivered.duplicates} duplicates`);
   }
 
-  report.step(
-    `Start the worker again: the dead worker's alerts return when its lock expires (${lockMs} ms)`,
-  );
+  report.step(`Start the worker again: ${backend.takeover(lockMs)}`);
   const worker2 = await startWorker('worker (restarted)', env);
   report.ok(`worker (pid ${worker2.pid}) ready`);
   const outcome = await waitUntilHandled(sandbox, storeFile(env));

@@ -11,7 +11,7 @@ export interface Redelivered {
 /**
  * Sends `count` delivered alerts again, freshly signed, each to the web process that did NOT get
  * it first: what happens when the service redelivers and a load balancer picks another instance.
- * Both instances share the identities in Postgres, so each is a duplicate and no handler runs again.
+ * Both instances share the identities in the queue's store, so each is a duplicate and no handler runs again.
  */
 export async function redeliverElsewhere(
   deliveries: readonly DeliveryRecord[],

@@ -1,6 +1,6 @@
 import { alertIdentity } from '@churn-risk/core';
 import type { DeliveryRecord } from '@churn-risk/sandbox';
-import { readRecords } from '../idempotent-store.js';
+import { readRecords } from './idempotent-store.js';
 
 /** What the worker lines say: `handling <id>` per handler run. */
 export interface Runs {

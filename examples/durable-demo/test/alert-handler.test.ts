@@ -8,7 +8,7 @@ import { createAlertHandler } from '../src/alert-handler.js';
 import { openIdempotentStore, readRecords } from '../src/idempotent-store.js';
 
 describe('the worker handler (idempotent by alert identity)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'churn-risk-redis-example-'));
+  const dir = mkdtempSync(join(tmpdir(), 'churn-risk-durable-example-'));
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });

@@ -1,8 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-/** The example's folder: children run `src/<script>` from here. */
-const exampleRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /** A process of the demo (a web or worker process) and its stdout, line by line. */
 export interface Child {
@@ -20,15 +16,28 @@ export interface Child {
   stop(signal: NodeJS.Signals, timeoutMs?: number): Promise<number | NodeJS.Signals | null>;
 }
 
+/** Where and on which Node a child runs. */
+export interface ChildOptions {
+  /** The example's folder: `script` is relative to it, and tsx and its packages resolve from it. */
+  cwd: string;
+  /** The Node binary. Default this process's (`process.execPath`). */
+  node?: string | undefined;
+}
+
 /**
- * Runs `src/<script>` of this example from source (`node --conditions=@churn-risk/source
- * --import tsx`) with extra environment variables; stderr goes to the demo's stderr.
+ * Runs `script` of an example from source (`node --conditions=@churn-risk/source --import tsx`)
+ * with extra environment variables; stderr goes to the demo's stderr.
  */
-export function startChild(name: string, script: string, env: Record<string, string>): Child {
+export function startChild(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  { cwd, node = process.execPath }: ChildOptions,
+): Child {
   const child: ChildProcess = spawn(
-    process.execPath,
-    ['--conditions=@churn-risk/source', '--import', 'tsx', `src/${script}`],
-    { cwd: exampleRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+    node,
+    ['--conditions=@churn-risk/source', '--import', 'tsx', script],
+    { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const exited = new Promise<number | NodeJS.Signals | null>((resolve) => {
     child.once('exit', (code, signal) => {
