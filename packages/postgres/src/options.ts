@@ -38,6 +38,12 @@ export interface PostgresQueueOptions {
    * `min(lockDurationMs, 30000)`.
    */
   reclaimIntervalMs?: number;
+  /**
+   * How long a consuming process waits before asking Postgres again when nothing was due, in ms:
+   * the most an idle worker adds between an alert's `202` and its handler's start (each poll is
+   * one indexed query). Default 250.
+   */
+  pollIntervalMs?: number;
 }
 
 /** Options with every default filled in and checked. */
@@ -50,6 +56,7 @@ export interface ResolvedPostgresOptions {
   dedupeTtlMs: number;
   keepFailedMs: number;
   reclaimIntervalMs: number;
+  pollIntervalMs: number;
 }
 
 /** The defaults of SPEC section 15. */
@@ -60,6 +67,7 @@ export const POSTGRES_QUEUE_DEFAULTS = Object.freeze({
   enqueueTimeoutMs: 2_000,
   dedupeTtlMs: 72 * 3_600_000,
   keepFailedMs: 30 * 24 * 3_600_000,
+  pollIntervalMs: 250,
 });
 
 /** pg-boss stores a job's `deletion_seconds` as a 32-bit integer. */
@@ -134,6 +142,10 @@ export function resolvePostgresOptions(options: PostgresQueueOptions): ResolvedP
     reclaimIntervalMs: positive(
       'reclaimIntervalMs',
       options.reclaimIntervalMs ?? Math.min(lockDurationMs, 30_000),
+    ),
+    pollIntervalMs: positive(
+      'pollIntervalMs',
+      options.pollIntervalMs ?? POSTGRES_QUEUE_DEFAULTS.pollIntervalMs,
     ),
   };
 }

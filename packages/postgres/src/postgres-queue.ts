@@ -29,6 +29,7 @@ export function createPostgresQueue(options: PostgresQueueOptions): PostgresQueu
     maxStalls: resolved.maxStalls,
     dedupeTtlMs: resolved.dedupeTtlMs,
     enqueueTimeoutMs: resolved.enqueueTimeoutMs,
+    pollIntervalMs: resolved.pollIntervalMs,
   });
   return Object.defineProperty(queue, 'boss', {
     value: store.boss,

@@ -13,6 +13,7 @@ describe('createPostgresQueue options', () => {
       enqueueTimeoutMs: 2_000,
       dedupeTtlMs: 72 * 3_600_000,
       keepFailedMs: 30 * 24 * 3_600_000,
+      pollIntervalMs: 250,
     });
     const store = createPostgresStore({ connection: URL });
     expect([store.kind, store.schema, store.queueName]).toEqual([
@@ -38,6 +39,8 @@ describe('createPostgresQueue options', () => {
     ['dedupeTtlMs NaN', { connection: URL, dedupeTtlMs: Number.NaN }],
     ['keepFailedMs beyond an int of seconds', { connection: URL, keepFailedMs: 2 ** 31 * 1000 }],
     ['reclaimIntervalMs 0', { connection: URL, reclaimIntervalMs: 0 }],
+    ['pollIntervalMs 0', { connection: URL, pollIntervalMs: 0 }],
+    ['pollIntervalMs 2.5', { connection: URL, pollIntervalMs: 2.5 }],
   ])('refuses %s with a TypeError at creation', (_name, options) => {
     expect(() => createPostgresQueue(options as never)).toThrow(TypeError);
     expect(() => createPostgresStore(options as never)).toThrow(TypeError);
