@@ -40,7 +40,7 @@ export interface ReadmeParts {
 const FENCE = /^```([a-z]*)([^\n]*)\n([\s\S]*?)^```/gm;
 const TYPESCRIPT = new Set(['ts', 'typescript', 'tsx']);
 /** A first line that names the snippet's file: `// src/worker.ts`, `// app/route.ts: ...`. */
-const FILE_COMMENT = /^\/\/ ((?:[\w.@[\]-]+\/)*[\w.@[\]-]+\.tsx?)(?::|\s|$)/;
+const FILE_COMMENT = /^\/\/ ((?:[\w.@[\]-]+\/)*[\w.@[\]-]+\.tsx?)(?:[:,]|\s|$)/;
 const BUILTINS = new Set(builtinModules);
 
 /** The README.md files a new user reads: the root, each package and each example. */
