@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,6 +150,15 @@ describe('every README a new user reads', () => {
       expect(paths).toContain(path);
     for (const pkg of published) {
       expect(paths).toContain(`packages/${pkg.dir.split('/').at(-1) ?? ''}/README.md`);
+    }
+  });
+
+  it('the root README lists every package and every example', () => {
+    const root = readmes.find((readme) => readme.path === 'README.md')?.text ?? '';
+    for (const pkg of published) expect(root, pkg.name).toContain(`\`${pkg.name}\``);
+    for (const folder of readdirSync(join(ROOT, 'examples'))) {
+      if (existsSync(join(ROOT, 'examples', folder, 'README.md')))
+        expect(root, folder).toContain(`(examples/${folder}/README.md)`);
     }
   });
 
