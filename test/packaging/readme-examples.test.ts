@@ -1,187 +1,140 @@
-import { execFile } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  installProject,
+  pack,
+  publishedPackages,
+  rangeInRepository,
+  ROOT,
+  run,
+  typeCheck,
+} from './packed.js';
+import {
   exampleFileName,
+  importedPackages,
   isInstalled,
   readmeParts,
   userReadmes,
   type ReadmeParts,
+  type Snippet,
 } from './readme-parts.js';
 
-// SPEC section 14, as a new user meets it: every README says the packages are ESM, and its first
-// TypeScript example type-checks (strict; nodenext, then bundler) in a fresh "type": "module"
-// project that installed the packed tarballs plus what the README's install line names.
+// SPEC sections 14 and 18, as a new user meets them: every README says the packages are ESM, its
+// install line names what its first example imports, and every TypeScript snippet of every README
+// type-checks (strict; nodenext, then bundler) in a fresh "type": "module" project that installed
+// the packed tarballs plus what the READMEs' install lines and snippets name.
+//
+// Each README's snippets are files of their own folder: a snippet whose first line names a file
+// (`// src/worker.ts`) is that file, so that another snippet can import it (`../src/worker.js`);
+// any other is `snippet-<n>.ts` at the folder's top. A snippet that continues an earlier one (uses
+// its `receiver`, say) states what it takes in an HTML comment right before its fence, invisible on
+// the rendered page: `<!-- snippet-context`, code, `-->`; the check prepends it. A snippet that is
+// deliberately partial is fenced ```ts skip-check; they are few, and listed in `SKIPPED` below,
+// which the test holds to.
 
-const run = promisify(execFile);
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-/** pnpm, as the repository runs it; its store is the offline cache (the npm registry otherwise). */
-const PNPM = ['-y', 'pnpm@10'];
 const MODES = {
   nodenext: { module: 'nodenext', moduleResolution: 'nodenext' },
   bundler: { module: 'esnext', moduleResolution: 'bundler' },
 } as const;
 type Mode = keyof typeof MODES;
 
+/** The snippets fenced ```ts skip-check, by README and index, with why each cannot compile. */
+const SKIPPED: Record<string, string> = {
+  'README.md #2':
+    'five route files of five frameworks (h3, React Router, SvelteKit, Astro, Vercel) in one block, each typed by its own framework',
+};
+
 const readmes: ReadmeParts[] = userReadmes(ROOT).map((path) => readmeParts(ROOT, path));
 const withExamples = readmes.filter((readme) => readme.example !== undefined);
 
-interface Published {
-  name: string;
-  dir: string;
-  version: string;
+/** The folder of a README's snippets in the project: `readmes/packages-express/`. */
+function folderOf(readme: ReadmeParts): string {
+  return `readmes/${exampleFileName(readme.path).replace(/\.ts$/, '')}`;
 }
 
 /**
- * The publishable packages of packages/* that have a README, as they are when the test runs (a
- * package still being written, without its README, is not packed yet).
+ * The path of each checked snippet in the project: its own file name (a second snippet naming a
+ * file already taken, another version of it, goes to its own `snippet-<n>/` folder), else
+ * `snippet-<n>.ts`.
  */
-function publishedPackages(): Published[] {
-  return readdirSync(join(ROOT, 'packages'))
-    .map((folder) => join(ROOT, 'packages', folder))
-    .filter((dir) => existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'README.md')))
-    .map((dir) => {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
-        name: string;
-        version: string;
-        private?: boolean;
-      };
-      return { ...manifest, dir };
-    })
-    .filter((manifest) => manifest.private !== true)
-    .map(({ name, dir, version }) => ({ name, dir, version }));
+function filesOf(readme: ReadmeParts): { snippet: Snippet; file: string }[] {
+  const taken = new Set<string>();
+  return readme.snippets
+    .filter((snippet) => !snippet.skipped)
+    .map((snippet) => {
+      const n = String(snippet.index);
+      const own = snippet.file === undefined || taken.has(snippet.file) ? undefined : snippet.file;
+      if (own !== undefined) taken.add(own);
+      const name =
+        own ?? (snippet.file === undefined ? `snippet-${n}.ts` : `snippet-${n}/${snippet.file}`);
+      return { snippet, file: `${folderOf(readme)}/${name}` };
+    });
 }
 
-/** The version range the repository itself uses for a third-party package (else `latest`). */
-function rangeInRepository(name: string): string {
-  const manifests = [
-    join(ROOT, 'package.json'),
-    join(ROOT, 'test', 'package.json'),
-    ...['packages', 'examples'].flatMap((folder) =>
-      readdirSync(join(ROOT, folder)).map((entry) => join(ROOT, folder, entry, 'package.json')),
-    ),
-  ].filter((path) => existsSync(path));
-  for (const path of manifests) {
-    const manifest = JSON.parse(readFileSync(path, 'utf8')) as Record<
-      string,
-      Record<string, string> | undefined
-    >;
-    for (const field of ['dependencies', 'devDependencies', 'peerDependencies']) {
-      const range = manifest[field]?.[name];
-      if (range !== undefined && !range.startsWith('workspace:') && !range.startsWith('npm:'))
-        return range;
-    }
-  }
-  return 'latest';
+/**
+ * The resolution modes a README's snippets are checked in: both, but only `bundler` for Next.js
+ * (create-next-app's tsconfig; route files import each other without extensions).
+ */
+function modesOf(readme: ReadmeParts): Mode[] {
+  return /(^|\/)next\//.test(readme.path) ? ['bundler'] : ['nodenext', 'bundler'];
 }
+
+const checkedSnippets = withExamples.flatMap((readme) =>
+  filesOf(readme).map(({ snippet, file }) => ({ readme, snippet, file, modes: modesOf(readme) })),
+);
 
 /** One snapshot of packages/, taken with the READMEs' (other work may add a package meanwhile). */
 const published = publishedPackages();
 let project: string;
-const diagnostics: Record<Mode, string> = { nodenext: '', bundler: '' };
+const diagnostics: Record<Mode, string[]> = { nodenext: [], bundler: [] };
 
 beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), 'churn-risk-readmes-'));
-  const tarballs = join(project, 'tarballs');
-  mkdirSync(tarballs);
-  const packages = published;
+  const tarballs = await pack(published, join(project, 'tarballs'));
 
-  // `pnpm test` builds before vitest; a lone run of this file builds what has no dist/ yet.
-  const unbuilt = packages.filter(
-    (pkg) =>
-      !existsSync(join(pkg.dir, 'dist', 'index.js')) ||
-      !existsSync(join(pkg.dir, 'dist', 'index.d.ts')),
-  );
-  if (unbuilt.length > 0) {
-    const filters = unbuilt.flatMap((pkg) => ['--filter', pkg.name]);
-    await run('npx', [...PNPM, ...filters, 'build'], { cwd: ROOT, maxBuffer: 64 << 20 });
-  }
-  const filters = packages.flatMap((pkg) => ['--filter', pkg.name]);
-  await run('npx', [...PNPM, '-r', ...filters, 'pack', '--pack-destination', tarballs], {
-    cwd: ROOT,
-    maxBuffer: 64 << 20,
-  });
-  const tarballOf = (pkg: Published): string =>
-    `file:${join(tarballs, `${pkg.name.slice(1).replace('/', '-')}-${pkg.version}.tgz`)}`;
-
-  // One project for every README: the tarballs (also as the target of the packages' own
-  // dependencies on each other), the third-party packages the install lines name, @types/node.
-  const local = new Map(packages.map((pkg) => [pkg.name, tarballOf(pkg)]));
+  // One project for every README: the tarballs, the packages the install lines and the snippets
+  // name, @types/node.
   const dependencies: Record<string, string> = { '@types/node': rangeInRepository('@types/node') };
   for (const readme of withExamples) {
-    for (const name of readme.installed) {
+    const named = [
+      ...readme.installed,
+      ...readme.snippets.flatMap((snippet) =>
+        snippet.skipped ? [] : importedPackages(`${snippet.context}${snippet.code}`),
+      ),
+    ];
+    for (const name of named) {
       // Never from the registry: our packages come from this checkout's tarballs only.
-      if (name.startsWith('@churn-risk/') && !local.has(name))
-        throw new Error(`${readme.path} installs ${name}, which packages/ does not publish`);
-      dependencies[name] = local.get(name) ?? rangeInRepository(name);
+      if (name.startsWith('@churn-risk/') && !tarballs.has(name))
+        throw new Error(`${readme.path} names ${name}, which packages/ does not publish`);
+      dependencies[name] = tarballs.get(name) ?? rangeInRepository(name);
     }
   }
-  writeFileSync(
-    join(project, 'package.json'),
-    JSON.stringify(
-      {
-        name: 'readme-examples',
-        private: true,
-        type: 'module',
-        dependencies,
-        pnpm: { overrides: Object.fromEntries(local) },
-      },
-      null,
-      2,
-    ),
-  );
-  await run(
-    'npx',
-    [
-      ...PNPM,
-      'install',
-      '--prefer-offline',
-      '--ignore-scripts',
-      '--config.auto-install-peers=true',
-    ],
-    { cwd: project, maxBuffer: 64 << 20 },
-  );
+  await installProject(project, dependencies, tarballs);
 
-  const files: string[] = [];
-  for (const readme of withExamples) {
-    const file = exampleFileName(readme.path);
-    writeFileSync(join(project, file), `${readme.example ?? ''}\nexport {};\n`);
-    files.push(file);
+  for (const { snippet, file } of checkedSnippets) {
+    mkdirSync(join(project, dirname(file)), { recursive: true });
+    // The context first (its imports, then its declarations), then the snippet as it is shown.
+    writeFileSync(join(project, file), `${snippet.context}${snippet.code}\nexport {};\n`);
   }
   await Promise.all(
     (Object.keys(MODES) as Mode[]).map(async (mode) => {
       const tsconfig = `tsconfig.${mode}.json`;
+      const files = checkedSnippets
+        .filter(({ modes }) => modes.includes(mode))
+        .map(({ file }) => file);
       const compilerOptions = {
         ...MODES[mode],
         target: 'es2022',
+        jsx: 'react-jsx',
+        experimentalDecorators: true, // NestJS's parameter decorators
         strict: true,
         noEmit: true,
         skipLibCheck: true,
       };
       writeFileSync(join(project, tsconfig), JSON.stringify({ compilerOptions, files }, null, 2));
-      try {
-        await run(process.execPath, [TSC, '-p', tsconfig, '--pretty', 'false'], {
-          cwd: project,
-          maxBuffer: 64 << 20,
-        });
-      } catch (error) {
-        const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-        diagnostics[mode] = `${stdout ?? ''}${stderr ?? ''}` || String(error);
-      }
+      diagnostics[mode] = (await typeCheck('TypeScript 5.9', project, tsconfig)).diagnostics;
     }),
   );
 }, 600_000);
@@ -197,6 +150,15 @@ describe('every README a new user reads', () => {
       expect(paths).toContain(path);
     for (const pkg of published) {
       expect(paths).toContain(`packages/${pkg.dir.split('/').at(-1) ?? ''}/README.md`);
+    }
+  });
+
+  it('the root README lists every package and every example', () => {
+    const root = readmes.find((readme) => readme.path === 'README.md')?.text ?? '';
+    for (const pkg of published) expect(root, pkg.name).toContain(`\`${pkg.name}\``);
+    for (const folder of readdirSync(join(ROOT, 'examples'))) {
+      if (existsSync(join(ROOT, 'examples', folder, 'README.md')))
+        expect(root, folder).toContain(`(examples/${folder}/README.md)`);
     }
   });
 
@@ -219,20 +181,30 @@ describe('every README a new user reads', () => {
   );
 });
 
-describe('the first TypeScript example of each README type-checks against the packed packages', () => {
+describe('every TypeScript snippet of each README type-checks against the packed packages', () => {
+  it('leaves unchecked only the snippets listed as deliberately partial', () => {
+    const skipped = withExamples.flatMap((readme) =>
+      readme.snippets
+        .filter((snippet) => snippet.skipped)
+        .map((snippet) => `${readme.path} #${String(snippet.index)}`),
+    );
+    expect(skipped.sort()).toEqual(Object.keys(SKIPPED).sort());
+    expect(checkedSnippets.length).toBeGreaterThan(40);
+  });
+
   it.each(
     (Object.keys(MODES) as Mode[]).flatMap((mode) =>
-      withExamples.map((readme) => [readme.path, mode, exampleFileName(readme.path)] as const),
+      checkedSnippets
+        .filter(({ modes }) => modes.includes(mode))
+        .map(({ readme, snippet, file }) => [readme.path, snippet.index, mode, file] as const),
     ),
-  )('%s, strict, %s', (path, mode, file) => {
-    const errors = diagnostics[mode]
-      .split('\n')
-      .filter((line) => line.startsWith(`${file}(`) || line.startsWith(`${file}:`));
+  )('%s #%d, strict, %s', (path, _index, mode, file) => {
+    const errors = diagnostics[mode].filter((line) => line.startsWith(`${file}(`));
     expect(errors, `${path} (${file}) does not type-check under ${mode}`).toEqual([]);
-    // A failure of tsc itself (not an error in one of the files) fails every README.
-    const unattributed = diagnostics[mode]
-      .split('\n')
-      .filter((line) => line.trim() !== '' && !/^\S+\.ts[(:]/.test(line) && !/^\s/.test(line));
+    // A failure of tsc itself (not an error in one of the files) fails every snippet.
+    const unattributed = diagnostics[mode].filter(
+      (line) => !/^\S+\.tsx?\(/.test(line) && !/^\s/.test(line),
+    );
     expect(unattributed, `tsc under ${mode}`).toEqual([]);
   });
 });

@@ -2,6 +2,26 @@ import { builtinModules } from 'node:module';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
+/** One TypeScript block of a README. */
+export interface Snippet {
+  /** 1-based, among the README's TypeScript blocks. */
+  index: number;
+  code: string;
+  /**
+   * The file it stands for, when its first line names one (`// src/worker.ts`, `// app/api/x/route.ts:
+   * ...`): other snippets of the README import it by that path. `undefined` otherwise.
+   */
+  file: string | undefined;
+  /** Marked deliberately partial: ```ts skip-check (the test lists these). */
+  skipped: boolean;
+  /**
+   * What the snippet takes from its surroundings (the imports and values of an earlier snippet),
+   * for the type check only: an HTML comment right before the fence, invisible on the rendered
+   * page, `<!-- snippet-context` then code, then `-->`. Empty when there is none.
+   */
+  context: string;
+}
+
 /** What a README gives a new user: its install line(s) and its main example. */
 export interface ReadmeParts {
   /** The README's path, relative to the repository root (`packages/express/README.md`). */
@@ -13,9 +33,14 @@ export interface ReadmeParts {
   example: string | undefined;
   /** The packages the main example imports (no Node built-ins, no relative paths). */
   imported: string[];
+  /** Every TypeScript block, in order. */
+  snippets: Snippet[];
 }
 
-const FENCE = /^```([a-z]*)[^\n]*\n([\s\S]*?)^```/gm;
+const FENCE = /^```([a-z]*)([^\n]*)\n([\s\S]*?)^```/gm;
+const TYPESCRIPT = new Set(['ts', 'typescript', 'tsx']);
+/** A first line that names the snippet's file: `// src/worker.ts`, `// app/route.ts: ...`. */
+const FILE_COMMENT = /^\/\/ ((?:[\w.@[\]-]+\/)*[\w.@[\]-]+\.tsx?)(?:[:,]|\s|$)/;
 const BUILTINS = new Set(builtinModules);
 
 /** The README.md files a new user reads: the root, each package and each example. */
@@ -30,11 +55,16 @@ export function userReadmes(root: string): string[] {
   return found;
 }
 
-/** The fenced blocks of `markdown` with their language. */
-function blocks(markdown: string): { lang: string; code: string }[] {
+/** An HTML comment `<!-- snippet-context ... -->` that ends right before a fence. */
+const CONTEXT = /<!--\s*snippet-context\s*\n((?:(?!-->)[\s\S])*)-->\s*$/;
+
+/** The fenced blocks of `markdown`: language, the rest of the info string, code, context. */
+function blocks(markdown: string): { lang: string; info: string; code: string; context: string }[] {
   return [...markdown.matchAll(FENCE)].map((match) => ({
     lang: match[1] ?? '',
-    code: match[2] ?? '',
+    info: (match[2] ?? '').trim(),
+    code: match[3] ?? '',
+    context: CONTEXT.exec(markdown.slice(Math.max(0, match.index - 4000), match.index))?.[1] ?? '',
   }));
 }
 
@@ -90,13 +120,23 @@ export function readmeParts(root: string, path: string): ReadmeParts {
     ({ lang, code }) =>
       ['sh', 'bash', 'shell', 'console'].includes(lang) && /\bnpm (install|i|add)\b/.test(code),
   );
-  const example = all.find(({ lang }) => lang === 'ts' || lang === 'typescript')?.code;
+  const snippets = all
+    .filter(({ lang }) => TYPESCRIPT.has(lang))
+    .map(({ info, code, context }, index) => ({
+      index: index + 1,
+      code,
+      context,
+      file: FILE_COMMENT.exec(code)?.[1],
+      skipped: info.split(/\s+/).includes('skip-check'),
+    }));
+  const example = snippets[0]?.code;
   return {
     path: relative(root, path),
     text,
     installed: shell === undefined ? [] : installArguments(shell.code),
     example,
     imported: example === undefined ? [] : importedPackages(example),
+    snippets,
   };
 }
 

@@ -1,4 +1,9 @@
-import type { Span, SpanContext, Tracer, TracerProvider } from '@opentelemetry/api';
+import type {
+  Span as OtelSpan,
+  SpanContext as OtelSpanContext,
+  Tracer,
+  TracerProvider,
+} from '@opentelemetry/api';
 import { VERSION } from '../client/version.js';
 import {
   INSTRUMENTATION_SCOPE,
@@ -7,6 +12,7 @@ import {
   registeredGlobals,
   type OtelApi,
 } from './otel-api.js';
+import type { Span, SpanContext } from './otel-types.js';
 import { ReceiverMetrics, type QueueDepth } from './receiver-metrics.js';
 
 /** Span names of SPEC section 10. */
@@ -38,9 +44,31 @@ export function errorType(error: unknown): string {
 /**
  * A receiver's OpenTelemetry spans and metrics. Each call first checks, cheaply, whether an SDK is
  * registered (it may be registered or replaced after the receiver was created); with the API
- * installed but no SDK, a delivery allocates nothing here.
+ * installed but no SDK, a delivery allocates nothing here. An interface, so that the types that
+ * name it (`TryInput`) do not reach the API's own types (see `otel-types.ts`).
  */
-export class ReceiverTelemetry {
+export interface ReceiverTelemetry {
+  /** Starts the `receive` span of a delivery; `undefined` when no SDK records traces. */
+  startReceive(): Span | undefined;
+  /** Ends the delivery: the span's answer attributes, and the delivery counter. */
+  endReceive(span: Span | undefined, status: number, code: string | undefined): void;
+  /** Starts a handler try: a `process` span linked to `link` (the receive span), and its clock. */
+  startTry(
+    link: SpanContext | undefined,
+    id: string,
+    attempt: number,
+    handlerId?: string,
+  ): TryRecord | undefined;
+  /** Runs `fn` with the try's span active, so the handler's own spans are its children. */
+  runInTry<T>(record: TryRecord | undefined, fn: () => T): T;
+  /** Ends a try: the error on its span when it failed, and its duration. */
+  endTry(record: TryRecord | undefined, failed: boolean, error?: unknown): void;
+  /** Stops observing the queue depth (at `close()`). */
+  dispose(): void;
+}
+
+/** `ReceiverTelemetry` on the installed `@opentelemetry/api`. */
+class OtelTelemetry implements ReceiverTelemetry {
   readonly #api: OtelApi;
   readonly #metrics: ReceiverMetrics;
   #tracerProvider: TracerProvider | undefined;
@@ -107,7 +135,7 @@ export class ReceiverTelemetry {
     const span = tracer?.startSpan(SPAN_NAMES.process, {
       kind: this.#api.SpanKind.CONSUMER, // a `process` operation
       root: true,
-      links: link === undefined ? [] : [{ context: link }],
+      links: link === undefined ? [] : [{ context: link as OtelSpanContext }],
       attributes: {
         ...MESSAGING,
         'messaging.operation.type': 'process',
@@ -125,7 +153,7 @@ export class ReceiverTelemetry {
     const span = record?.span;
     if (span === undefined) return fn();
     const { context, trace } = this.#api;
-    return context.with(trace.setSpan(context.active(), span), fn);
+    return context.with(trace.setSpan(context.active(), span as OtelSpan), fn);
   }
 
   /** Ends a try: the error on its span when it failed, and its duration. */
@@ -155,5 +183,5 @@ export class ReceiverTelemetry {
  */
 export function createReceiverTelemetry(depth: QueueDepth): ReceiverTelemetry | undefined {
   const api = otelApi();
-  return api === undefined ? undefined : new ReceiverTelemetry(api, depth);
+  return api === undefined ? undefined : new OtelTelemetry(api, depth);
 }

@@ -1,4 +1,4 @@
-import type { SpanContext } from '@opentelemetry/api';
+import type { SpanContext } from './otel-types.js';
 
 /**
  * The trace context of an alert's `receive` span, carried with the alert (in Redis mode inside the

@@ -1,4 +1,4 @@
-import type { Span } from '@opentelemetry/api';
+import type { Span } from '../observability/otel-types.js';
 import { deliveryRefusal } from '../errors/delivery-refusal.js';
 import { HandlerFailedError } from '../errors/handler-failed-error.js';
 import { waitUntilFailed } from '../errors/integration-error.js';

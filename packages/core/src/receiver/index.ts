@@ -19,9 +19,15 @@ export {
   handleNodeRequest,
   readNodeBody,
   sendNodeResponse,
-  type NodeBodyStream,
   type NodeRequestOptions,
 } from './request-body.js';
+export type {
+  NodeBodyStream,
+  NodeHeaders,
+  NodeRequest,
+  NodeRequestListener,
+  NodeResponse,
+} from './node-types.js';
 export { errorResponse, RETRY_AFTER_SECONDS } from './responses.js';
 export { RECEIVER_DEFAULTS } from './resolve-options.js';
 export { defaultBackoffMs, DEFAULT_HANDLER_RETRIES } from './retry-policy.js';

@@ -1,9 +1,8 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
 import { rawBodyMissingError } from '../errors/raw-body-missing.js';
 import { deliveryRefusal } from '../errors/delivery-refusal.js';
 import { payloadTooLarge } from '../errors/delivery-rejected-error.js';
 import type { RawBody } from '../signature/bytes.js';
+import type { NodeBodyStream, NodeRequest, NodeResponse } from './node-types.js';
 import type { Receiver, ReceiverResult, WaitUntil } from './types.js';
 
 // Reading a request body within `maxBodyBytes` (a Web stream or a Node stream), and the one Node
@@ -82,9 +81,6 @@ export async function readWebBody(
 
 const encoder = new TextEncoder();
 
-/** A Node readable request body: an `IncomingMessage`, or any `Readable` with optional headers. */
-export type NodeBodyStream = Readable & { headers?: IncomingHttpHeaders };
-
 /**
  * Reads a Node request body (an `IncomingMessage` or any `Readable`) into bytes, with the limit
  * enforced while reading: a `Content-Length` above `maxBytes` rejects before anything is read, and
@@ -156,7 +152,7 @@ export function readNodeBody(
  * Writes a `ReceiverResult` to a Node `ServerResponse` (status, headers, body). Does nothing when
  * the response has already been sent or its connection is gone.
  */
-export function sendNodeResponse(res: ServerResponse, result: ReceiverResult): void {
+export function sendNodeResponse(res: NodeResponse, result: ReceiverResult): void {
   if (res.headersSent || res.writableEnded || res.destroyed) return;
   res.statusCode = result.status;
   for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
@@ -189,7 +185,7 @@ export interface NodeRequestOptions {
  */
 export async function handleNodeRequest(
   receiver: Pick<Receiver, 'handle' | 'reject' | 'maxBodyBytes'>,
-  req: IncomingMessage,
+  req: NodeRequest,
   options: NodeRequestOptions,
 ): Promise<ReceiverResult | undefined> {
   const method = req.method ?? '';

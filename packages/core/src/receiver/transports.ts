@@ -1,5 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rawBodyMissingError } from '../errors/raw-body-missing.js';
+import type { NodeRequest, NodeResponse } from './node-types.js';
 import { handleNodeRequest, readWebBody, sendNodeResponse } from './request-body.js';
 import { errorResponse } from './responses.js';
 import type { Receiver, ReceiverRequest, ReceiverResult, WaitUntil } from './types.js';
@@ -69,7 +69,7 @@ export function createNodeHandler(
 ): Receiver['node'] {
   const receiver = { handle, reject: refuse, maxBodyBytes: maxBytes };
   const options = { rawBodyFix: NODE_FIX };
-  return async function nodeHandler(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return async function nodeHandler(req: NodeRequest, res: NodeResponse): Promise<void> {
     const result = await handleNodeRequest(receiver, req, options);
     if (result !== undefined) sendNodeResponse(res, result);
   };

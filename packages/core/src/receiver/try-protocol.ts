@@ -1,4 +1,4 @@
-import type { SpanContext } from '@opentelemetry/api';
+import type { SpanContext } from '../observability/otel-types.js';
 import {
   AlertStalledError,
   HandlersFailedError,

@@ -1,8 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebhookEventMap } from '../payload/alert-schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { RejectedListener } from '../observability/receiver-observer.js';
 import type { AlertQueue } from './alert-queue.js';
+import type { NodeRequestListener } from './node-types.js';
 import type { Secret } from '../signature/secrets.js';
 import type { ErrorHandler, EventHandler, HandlerOptions } from './handler-types.js';
 export type {
@@ -230,8 +230,15 @@ export interface Receiver<E = WebhookEventMap> {
    * export default { fetch: (request, env, ctx) => receiver.fetch(request, { waitUntil: (p) => ctx.waitUntil(p) }) };
    */
   fetch(request: Request, options?: { waitUntil?: WaitUntil | undefined }): Promise<Response>;
-  /** A Node `(req, res)` request listener; never rejects. */
-  node: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /**
+   * A Node `(req, res)` request listener; never rejects. Typed by the members it uses
+   * (`NodeRequest`, `NodeResponse`), so that these types need no `@types/node`: a `node:http`
+   * request and response fit as they are.
+   *
+   * @example
+   * createServer(receiver.node).listen(3000);
+   */
+  node: NodeRequestListener;
   /** Resolves when nothing is queued or running; rejects after `timeoutMs` if given. */
   drain(options?: DrainOptions): Promise<void>;
   /**
