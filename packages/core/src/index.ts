@@ -43,6 +43,7 @@ export {
   churnRiskAlertSchema,
   riskTierSchema,
   eventSchemas,
+  extraFields,
   type ChurnRiskAlert,
   type WebhookEventMap,
   type WebhookEventName,
