@@ -1,4 +1,4 @@
-import type { Span, SpanContext, Tracer, TracerProvider } from '@opentelemetry/api';
+import type { Span, TracerProvider } from '@opentelemetry/api';
 import { VERSION } from '../client/version.js';
 import {
   INSTRUMENTATION_SCOPE,
@@ -8,6 +8,12 @@ import {
   type OtelApi,
 } from './otel-api.js';
 import { ReceiverMetrics, type QueueDepth } from './receiver-metrics.js';
+import type {
+  ReceiverTracer,
+  TracerSpan,
+  TracerSpanContext,
+  TracerSpanOptions,
+} from './receiver-tracer.js';
 
 /** Span names of SPEC section 10. */
 export const SPAN_NAMES = Object.freeze({
@@ -21,10 +27,20 @@ const MESSAGING = {
   'messaging.destination.name': 'churn_risk_alert',
 };
 
+/**
+ * Values of the OpenTelemetry API's `SpanKind` and `SpanStatusCode` (fixed by the specification),
+ * so that a tracer handed in works where the API module itself cannot be loaded (Workers).
+ */
+const CLIENT = 2; // SpanKind.CLIENT: a `receive` operation
+const CONSUMER = 4; // SpanKind.CONSUMER: a `process` operation
+const ERROR = 2; // SpanStatusCode.ERROR
+
 /** A handler try being measured: its span (when tracing) and its start. */
 export interface TryRecord {
-  span: Span | undefined;
+  span: TracerSpan | undefined;
   started: number;
+  /** With a tracer handed in: the options of the `process` span that `runInTry` starts. */
+  pending?: TracerSpanOptions | undefined;
 }
 
 /** The error's type for `error.type`: its name, else its constructor's, else `_OTHER`. */
@@ -36,24 +52,36 @@ export function errorType(error: unknown): string {
 }
 
 /**
- * A receiver's OpenTelemetry spans and metrics. Each call first checks, cheaply, whether an SDK is
- * registered (it may be registered or replaced after the receiver was created); with the API
- * installed but no SDK, a delivery allocates nothing here.
+ * A receiver's OpenTelemetry spans and metrics. Spans go to the `tracer` option when one is handed
+ * in, else to the SDK registered through `@opentelemetry/api` (when the API could be loaded).
+ * Metrics need the API. Each call first checks, cheaply, whether an SDK is registered (it may be
+ * registered or replaced after the receiver was created); with the API installed but no SDK and
+ * no tracer, a delivery allocates nothing here.
  */
 export class ReceiverTelemetry {
-  readonly #api: OtelApi;
-  readonly #metrics: ReceiverMetrics;
+  /** `undefined` where the API cannot be loaded (Workers): then `#handed` is set. */
+  readonly #api: OtelApi | undefined;
+  readonly #metrics: ReceiverMetrics | undefined;
+  /** The `tracer` option: every span goes to it. */
+  readonly #handed: ReceiverTracer | undefined;
   #tracerProvider: TracerProvider | undefined;
-  #tracer: Tracer | undefined;
+  #tracer: ReceiverTracer | undefined;
 
-  /** `depth` reads the number of alerts waiting, for the `churn_risk.queue.depth` gauge. */
-  constructor(api: OtelApi, depth: QueueDepth) {
+  /**
+   * @param api the OpenTelemetry API, when it could be loaded
+   * @param depth reads the number of alerts waiting, for the `churn_risk.queue.depth` gauge
+   * @param tracer the `tracer` option
+   */
+  constructor(api: OtelApi | undefined, depth: QueueDepth, tracer?: ReceiverTracer) {
     this.#api = api;
-    this.#metrics = new ReceiverMetrics(api, depth);
+    this.#metrics = api === undefined ? undefined : new ReceiverMetrics(api, depth);
+    this.#handed = tracer;
   }
 
-  /** The tracer of the registered SDK, or `undefined` when none records traces. */
-  #liveTracer(): Tracer | undefined {
+  /** The tracer handed in, else the registered SDK's, else `undefined` (no traces recorded). */
+  #liveTracer(): ReceiverTracer | undefined {
+    if (this.#handed !== undefined) return this.#handed;
+    if (this.#api === undefined) return undefined;
     if (registeredGlobals()?.trace === undefined) return undefined; // no SDK: one property read
     const provider = this.#api.trace.getTracerProvider();
     // The API's proxy provider gets its delegate when an SDK registers, possibly after this.
@@ -69,11 +97,11 @@ export class ReceiverTelemetry {
   }
 
   /** Starts the `receive` span of a delivery; `undefined` when no SDK records traces. */
-  startReceive(): Span | undefined {
+  startReceive(): TracerSpan | undefined {
     const tracer = this.#liveTracer();
     if (tracer === undefined) return undefined;
     return tracer.startSpan(SPAN_NAMES.receive, {
-      kind: this.#api.SpanKind.CLIENT, // a `receive` operation
+      kind: CLIENT,
       attributes: {
         ...MESSAGING,
         'messaging.operation.type': 'receive',
@@ -83,29 +111,33 @@ export class ReceiverTelemetry {
   }
 
   /** Ends the delivery: the span's answer attributes, and the delivery counter. */
-  endReceive(span: Span | undefined, status: number, code: string | undefined): void {
+  endReceive(span: TracerSpan | undefined, status: number, code: string | undefined): void {
     if (span !== undefined) {
       span.setAttribute('http.response.status_code', status);
       if (code !== undefined) {
         span.setAttribute('error.type', code);
-        span.setStatus({ code: this.#api.SpanStatusCode.ERROR, message: code });
+        span.setStatus({ code: ERROR, message: code });
       }
       span.end();
     }
-    this.#metrics.countDelivery(status, code);
+    this.#metrics?.countDelivery(status, code);
   }
 
   /** Starts a handler try: a `process` span linked to `link` (the receive span), and its clock. */
   startTry(
-    link: SpanContext | undefined,
+    link: TracerSpanContext | undefined,
     id: string,
     attempt: number,
     handlerId?: string,
   ): TryRecord | undefined {
     const tracer = this.#liveTracer();
-    if (tracer === undefined && this.#metrics.instruments() === undefined) return undefined;
-    const span = tracer?.startSpan(SPAN_NAMES.process, {
-      kind: this.#api.SpanKind.CONSUMER, // a `process` operation
+    if (tracer === undefined) {
+      return this.#metrics?.instruments() === undefined
+        ? undefined
+        : { span: undefined, started: performance.now() };
+    }
+    const options: TracerSpanOptions = {
+      kind: CONSUMER,
       root: true,
       links: link === undefined ? [] : [{ context: link }],
       attributes: {
@@ -116,16 +148,30 @@ export class ReceiverTelemetry {
         'churn_risk.handler.attempt': attempt,
         ...(handlerId === undefined ? {} : { 'churn_risk.handler.id': handlerId }),
       },
-    });
-    return { span, started: performance.now() };
+    };
+    // A tracer handed in starts the span in `runInTry`, with its own context machinery.
+    if (tracer === this.#handed)
+      return { span: undefined, started: performance.now(), pending: options };
+    return { span: tracer.startSpan(SPAN_NAMES.process, options), started: performance.now() };
   }
 
   /** Runs `fn` with the try's span active, so the handler's own spans are its children. */
   runInTry<T>(record: TryRecord | undefined, fn: () => T): T {
+    const pending = record?.pending;
+    if (record !== undefined && pending !== undefined && this.#handed !== undefined) {
+      // `startActiveSpan` makes the span active through the tracer's own copy of the API, so
+      // this works where `@opentelemetry/api` cannot be loaded here (Workers without nodejs_compat).
+      record.pending = undefined;
+      return this.#handed.startActiveSpan(SPAN_NAMES.process, pending, (span) => {
+        record.span = span;
+        return fn();
+      });
+    }
     const span = record?.span;
-    if (span === undefined) return fn();
+    if (span === undefined || this.#api === undefined) return fn();
     const { context, trace } = this.#api;
-    return context.with(trace.setSpan(context.active(), span), fn);
+    // The span came from the API's tracer (`#liveTracer`), so it is the API's Span.
+    return context.with(trace.setSpan(context.active(), span as Span), fn);
   }
 
   /** Ends a try: the error on its span when it failed, and its duration. */
@@ -136,24 +182,28 @@ export class ReceiverTelemetry {
       if (failed) {
         span.recordException(error instanceof Error ? error : String(error));
         span.setAttribute('error.type', errorType(error));
-        span.setStatus({ code: this.#api.SpanStatusCode.ERROR });
+        span.setStatus({ code: ERROR });
       }
       span.end();
     }
-    this.#metrics.recordTry((performance.now() - record.started) / 1000, failed);
+    this.#metrics?.recordTry((performance.now() - record.started) / 1000, failed);
   }
 
   /** Stops observing the queue depth (at `close()`). */
   dispose(): void {
-    this.#metrics.dispose();
+    this.#metrics?.dispose();
   }
 }
 
 /**
- * The receiver's telemetry when `@opentelemetry/api` is installed, else `undefined` (then nothing
- * is recorded and nothing fails).
+ * The receiver's telemetry when `@opentelemetry/api` is installed or a `tracer` is handed in, else
+ * `undefined` (then nothing is recorded and nothing fails).
  */
-export function createReceiverTelemetry(depth: QueueDepth): ReceiverTelemetry | undefined {
+export function createReceiverTelemetry(
+  depth: QueueDepth,
+  tracer?: ReceiverTracer,
+): ReceiverTelemetry | undefined {
   const api = otelApi();
-  return api === undefined ? undefined : new ReceiverTelemetry(api, depth);
+  if (api === undefined && tracer === undefined) return undefined;
+  return new ReceiverTelemetry(api, depth, tracer);
 }

@@ -1,4 +1,5 @@
 import type { SpanContext } from '@opentelemetry/api';
+import type { TracerSpanContext } from './receiver-tracer.js';
 
 /**
  * The trace context of an alert's `receive` span, carried with the alert (in Redis mode inside the
@@ -18,7 +19,7 @@ const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
 
 /** The carrier of a span context (a valid one; see `isSpanContextValid`). */
-export function toTraceCarrier(context: SpanContext): TraceCarrier {
+export function toTraceCarrier(context: TracerSpanContext): TraceCarrier {
   const flags = (context.traceFlags & 0xff).toString(16).padStart(2, '0');
   const carrier: TraceCarrier = {
     traceparent: `00-${context.traceId}-${context.spanId}-${flags}`,
