@@ -21,6 +21,7 @@ const BENCHMARKS: Record<string, () => Promise<Runner>> = {
   batcher: async () => (await import('./batcher/run-batcher.js')).runBatcher,
   next: async () => (await import('./next/run-next.js')).runNext,
   redis: async () => (await import('./redis/run-redis.js')).runRedis,
+  bundle: async () => (await import('./bundle/run-bundle.js')).runBundle,
   'verify-runtimes': async () => {
     const { runVerifyRuntimes, parseRuntimes } = await import('./verify/run-verify-runtimes.js');
     const runtimes = parseRuntimes(runtimeArgs);

@@ -8,6 +8,8 @@ export default defineConfig({
     ...PUBLIC,
     'hmac-node': 'src/signature/hmac-node.ts',
     'hmac-web': 'src/signature/hmac-web.ts',
+    'otel-node': 'src/observability/otel-node.ts',
+    'otel-web': 'src/observability/otel-web.ts',
     // Internal entries, so that the client, the wire schemas and the batcher (classic zod) get
     // files of their own that `index.js` re-exports: a bundler drops a file none of whose exports
     // are used (`"sideEffects": false`), so a receiver's bundle holds none of them (SPEC 18).
@@ -22,6 +24,7 @@ export default defineConfig({
   sourcemap: true,
   splitting: true,
   treeshake: true,
-  // The HMAC back end is chosen by the package's `imports` conditions at resolution time.
-  external: ['#hmac'],
+  // The HMAC back end and the OpenTelemetry loader are chosen by the package's `imports`
+  // conditions at resolution time.
+  external: ['#hmac', '#otel'],
 });

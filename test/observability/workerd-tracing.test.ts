@@ -86,6 +86,9 @@ describe('the tracer option in workerd without nodejs_compat', () => {
     expect(worker.inputs.filter((input) => input.startsWith('node:'))).toEqual([]);
     expect(worker.code.match(/(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']node:[^"']*/g)).toBeNull();
     expect((await spans()).nodeProcess).toBe('undefined');
+    // `#otel` resolves to the Web file: no loader of @opentelemetry/api, no metrics.
+    expect(worker.inputs.some((input) => input.endsWith('observability/otel-web.ts'))).toBe(true);
+    expect(worker.inputs.some((input) => input.endsWith('observability/otel-node.ts'))).toBe(false);
   });
 
   it('records the receive span and a linked process span on the tracer handed in', async () => {

@@ -1,13 +1,8 @@
 import type { Span, TracerProvider } from '@opentelemetry/api';
 import { VERSION } from '../client/version.js';
-import {
-  INSTRUMENTATION_SCOPE,
-  isNoop,
-  otelApi,
-  registeredGlobals,
-  type OtelApi,
-} from './otel-api.js';
-import { ReceiverMetrics, type QueueDepth } from './receiver-metrics.js';
+import { loadOtel } from '#otel';
+import { INSTRUMENTATION_SCOPE, isNoop, registeredGlobals, type OtelApi } from './otel-api.js';
+import type { LoadedOtel, QueueDepth, ReceiverMetrics } from './receiver-metrics.js';
 import type {
   ReceiverTracer,
   TracerSpan,
@@ -68,13 +63,12 @@ export class ReceiverTelemetry {
   #tracer: ReceiverTracer | undefined;
 
   /**
-   * @param api the OpenTelemetry API, when it could be loaded
-   * @param depth reads the number of alerts waiting, for the `churn_risk.queue.depth` gauge
+   * @param loaded the OpenTelemetry API and the metrics on it, when the API could be loaded
    * @param tracer the `tracer` option
    */
-  constructor(api: OtelApi | undefined, depth: QueueDepth, tracer?: ReceiverTracer) {
-    this.#api = api;
-    this.#metrics = api === undefined ? undefined : new ReceiverMetrics(api, depth);
+  constructor(loaded: LoadedOtel | undefined, tracer?: ReceiverTracer) {
+    this.#api = loaded?.api;
+    this.#metrics = loaded?.metrics;
     this.#handed = tracer;
   }
 
@@ -203,7 +197,7 @@ export function createReceiverTelemetry(
   depth: QueueDepth,
   tracer?: ReceiverTracer,
 ): ReceiverTelemetry | undefined {
-  const api = otelApi();
-  if (api === undefined && tracer === undefined) return undefined;
-  return new ReceiverTelemetry(api, depth, tracer);
+  const loaded = loadOtel(depth);
+  if (loaded === undefined && tracer === undefined) return undefined;
+  return new ReceiverTelemetry(loaded, tracer);
 }
