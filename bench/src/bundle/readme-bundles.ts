@@ -10,8 +10,8 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile, type Platform } from 'esbuild';
 
-/** Most gzip bytes of each bundle (SPEC 18: 25 KB). */
-export const GZIP_BUDGET_BYTES = 25 * 1024;
+/** Most gzip bytes of each bundle (SPEC 18: 25 KB, read as 25,000 bytes, the stricter reading). */
+export const GZIP_BUDGET_BYTES = 25_000;
 
 /** A README whose first TypeScript block is bundled. */
 export interface ReadmeBundleCase {

@@ -67,12 +67,13 @@ export async function runBundle(settings: BenchSettings): Promise<BenchResult> {
   }
 
   const baseline = median(times['empty module'] ?? []);
+  const size = (bytes: number): string => `${formatNumber(bytes)} B (${formatBytes(bytes)})`;
   const sizeRows = bundles.map((b) => [
     b.name,
-    formatBytes(b.raw),
-    formatBytes(b.min),
-    formatBytes(b.gzip),
-    `${formatBytes(GZIP_BUDGET_BYTES)}: ${b.gzip <= GZIP_BUDGET_BYTES ? 'met' : 'MISSED'}`,
+    size(b.raw),
+    size(b.min),
+    size(b.gzip),
+    `${formatNumber(GZIP_BUDGET_BYTES)} B: ${b.gzip <= GZIP_BUDGET_BYTES ? 'met' : 'MISSED'}`,
   ]);
   const packageRows = bundles.flatMap((b) =>
     b.packages.map((p) => [
