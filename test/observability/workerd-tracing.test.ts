@@ -1,11 +1,9 @@
 import { alertIdentity } from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
-import { build } from 'esbuild';
 import type { Miniflare } from 'miniflare';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkerd } from '../../packages/cloudflare/src/workerd.test-util.js';
-import { WORKERD_CONDITIONS } from '../support/workerd-bundle.js';
+import { bundleWorker, type WorkerBundle } from '../support/workerd-bundle.js';
 import type { SpanJson } from './span-json.js';
 
 // SPEC 18, "Tracing on Workers": the `tracer` option in workerd WITHOUT nodejs_compat, where the
@@ -17,7 +15,7 @@ const CLIENT = 2; // SpanKind.CLIENT
 const CONSUMER = 4; // SpanKind.CONSUMER
 const ERROR = 2; // SpanStatusCode.ERROR
 
-let worker: { code: string; inputs: string[] };
+let worker: WorkerBundle;
 let mf: Miniflare | undefined;
 
 async function spans(): Promise<{ nodeProcess: string; spans: SpanJson[] }> {
@@ -51,29 +49,10 @@ async function deliver(userId: string): Promise<{ id: string; status: number }> 
   return { id: alertIdentity(alert), status: response.status };
 }
 
-/**
- * The worker bundled as wrangler does (its export conditions), on esbuild's browser platform: the
- * OpenTelemetry SDK picks its Web build through package.json `browser` fields, not conditions.
- */
-async function bundle(): Promise<{ code: string; inputs: string[] }> {
-  const result = await build({
-    entryPoints: [fileURLToPath(new URL('./workerd-tracing-worker.ts', import.meta.url))],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    conditions: WORKERD_CONDITIONS,
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const [output] = result.outputFiles;
-  if (output === undefined) throw new Error('esbuild produced no output');
-  return { code: output.text, inputs: Object.keys(result.metafile.inputs) };
-}
-
 beforeAll(async () => {
-  worker = await bundle();
+  worker = await bundleWorker(new URL('./workerd-tracing-worker.ts', import.meta.url), {
+    platform: 'browser', // the OpenTelemetry SDK picks its Web build by `browser` fields
+  });
   ({ mf } = await startWorkerd(worker.code, { CHURN_RISK_WEBHOOK_SECRET: SECRET }));
 });
 

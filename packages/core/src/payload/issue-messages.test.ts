@@ -2,30 +2,15 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { config, type $ZodConfig } from 'zod/v4/core';
 import en from 'zod/v4/locales/en.js';
+import { createTestAlert } from '../testing.js';
 import { churnRiskAlertSchema } from './alert-schema.js';
 import { issueMessages } from './issue-messages.js';
 import { parseEvent } from './parse-event.js';
 
-const valid = {
-  event: 'churn_risk_alert',
-  userId: 'user_42',
-  score: 0.82,
-  tier: 'high',
-  signals: ['login_drop'],
-  recommendation: 'Reach out',
-  triggeredAt: '2026-01-15T12:00:00.000Z',
-};
+const valid = createTestAlert();
 
-const anyJson = fc.oneof(
-  fc.constant(null),
-  fc.boolean(),
-  fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.string({ maxLength: 4 }),
-  fc.array(fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.constant(null)), {
-    maxLength: 3,
-  }),
-  fc.dictionary(fc.string({ maxLength: 3 }), fc.string(), { maxKeys: 2 }),
-);
+/** Any JSON value, near misses of each field included by `fc.oneof` below. */
+const anyJson = fc.jsonValue({ maxDepth: 1 });
 
 /** A body as JSON bytes. */
 const bytes = (value: object): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
