@@ -55,15 +55,19 @@ export async function runBundle(settings: BenchSettings): Promise<BenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'churn-risk-bench-bundle-'));
   let times: Record<string, number[]>;
   try {
-    const files: Record<string, string> = { 'empty module': join(dir, 'empty.mjs') };
-    writeFileSync(files['empty module'] as string, 'export {};\n');
-    // What the Lambda bundle imports from Node (its HMAC back end), for scale.
-    files['node:crypto alone'] = join(dir, 'crypto.mjs');
-    writeFileSync(files['node:crypto alone'] as string, "import 'node:crypto';\n");
-    for (const bundle of bundles) {
-      files[bundle.name] = join(dir, `${bundle.name}.mjs`);
-      writeFileSync(files[bundle.name] as string, bundle.code);
-    }
+    // The baselines: an empty module, and what the Lambda bundle imports from Node (its HMAC back
+    // end), for scale; then each bundle.
+    const sources: [string, string][] = [
+      ['empty module', 'export {};\n'],
+      ['node:crypto alone', "import 'node:crypto';\n"],
+      ...bundles.map((bundle): [string, string] => [bundle.name, bundle.code]),
+    ];
+    const files: Record<string, string> = {};
+    sources.forEach(([name, source], index) => {
+      const path = join(dir, `module-${index}.mjs`);
+      writeFileSync(path, source);
+      files[name] = path;
+    });
     times = await importTimes(files, settings.quick ? 5 : 21);
   } finally {
     rmSync(dir, { recursive: true, force: true });
