@@ -9,19 +9,32 @@ export type TracerAttributeValue = string | number | boolean;
 
 /** The ids of a span: OpenTelemetry's `SpanContext`. */
 export interface TracerSpanContext {
+  /** 32 hex digits. */
   traceId: string;
+  /** 16 hex digits. */
   spanId: string;
+  /** W3C trace flags (1: sampled). */
   traceFlags: number;
+  /** True for a context that came from another process. */
   isRemote?: boolean;
-  traceState?: { serialize(): string };
+  /** The W3C `tracestate`. */
+  traceState?: {
+    /** The `tracestate` header value. */
+    serialize(): string;
+  };
 }
 
 /** The part of an OpenTelemetry `Span` that the receiver calls. */
 export interface TracerSpan {
+  /** The span's ids (a process span links to its receive span by them). */
   spanContext(): TracerSpanContext;
+  /** Sets one attribute (`http.response.status_code`, `error.type`...). */
   setAttribute(key: string, value: TracerAttributeValue): unknown;
+  /** Sets the status: `code` 2 (`SpanStatusCode.ERROR`) for a refusal or a failed try. */
   setStatus(status: { code: number; message?: string }): unknown;
+  /** Records what a failed try threw. */
   recordException(exception: Error | string): void;
+  /** Ends the span. */
   end(): void;
 }
 
@@ -29,9 +42,11 @@ export interface TracerSpan {
 export interface TracerSpanOptions {
   /** `SpanKind`: 2 (`CLIENT`) for a delivery's `receive` span, 4 (`CONSUMER`) for a try's. */
   kind?: number;
+  /** The span's attributes at its start. */
   attributes?: Record<string, TracerAttributeValue>;
   /** Each link's span ids (without a `traceState`). */
   links?: { context: Omit<TracerSpanContext, 'traceState'> }[];
+  /** True: a new trace (a try's span), linked rather than a child. */
   root?: boolean;
 }
 
