@@ -23,6 +23,7 @@ const BENCHMARKS: Record<string, () => Promise<Runner>> = {
   redis: async () => (await import('./redis/run-redis.js')).runRedis,
   postgres: async () => (await import('./postgres/run-postgres.js')).runPostgres,
   'postgres-takeover': async () => (await import('./postgres/run-takeover.js')).runTakeover,
+  bundle: async () => (await import('./bundle/run-bundle.js')).runBundle,
   'verify-runtimes': async () => {
     const { runVerifyRuntimes, parseRuntimes } = await import('./verify/run-verify-runtimes.js');
     const runtimes = parseRuntimes(runtimeArgs);

@@ -1,20 +1,30 @@
 import { defineConfig } from 'tsup';
 
+/** The package's entries: those of `exports` in package.json, each with its types. */
+const PUBLIC = { index: 'src/index.ts', testing: 'src/testing.ts', cli: 'src/cli/failed-cli.ts' };
+
 export default defineConfig({
   entry: {
-    index: 'src/index.ts',
-    testing: 'src/testing.ts',
-    cli: 'src/cli/failed-cli.ts',
+    ...PUBLIC,
     'hmac-node': 'src/signature/hmac-node.ts',
     'hmac-web': 'src/signature/hmac-web.ts',
+    'otel-node': 'src/observability/otel-node.ts',
+    'otel-web': 'src/observability/otel-web.ts',
+    // Internal entries, so that the client, the wire schemas and the batcher (classic zod) get
+    // files of their own that `index.js` re-exports: a bundler drops a file none of whose exports
+    // are used (`"sideEffects": false`), so a receiver's bundle holds none of them (SPEC 18).
+    client: 'src/client/index.ts',
+    wire: 'src/wire/schemas.ts',
+    batcher: 'src/batcher/index.ts',
   },
   format: ['esm'],
   target: 'node20',
-  dts: true,
+  dts: { entry: PUBLIC },
   clean: true,
   sourcemap: true,
   splitting: true,
   treeshake: true,
-  // The HMAC back end is chosen by the package's `imports` conditions at resolution time.
-  external: ['#hmac'],
+  // The HMAC back end and the OpenTelemetry loader are chosen by the package's `imports`
+  // conditions at resolution time.
+  external: ['#hmac', '#otel'],
 });

@@ -17,15 +17,25 @@ export interface WorkerBundle {
  * built-in fails the build instead of relying on `nodejs_compat`. Shared by the Cloudflare
  * adapter's workerd tests and the runtimes' conformance suite.
  */
-export async function bundleWorker(entry: string | URL): Promise<WorkerBundle> {
+export async function bundleWorker(
+  entry: string | URL,
+  options: {
+    /**
+     * `'browser'` for a worker that bundles a package which picks its Web build through a
+     * package.json `browser` field rather than conditions (the OpenTelemetry SDK).
+     */
+    platform?: 'neutral' | 'browser';
+  } = {},
+): Promise<WorkerBundle> {
+  const browser = options.platform === 'browser';
   const result = await build({
     entryPoints: [typeof entry === 'string' ? entry : fileURLToPath(entry)],
     bundle: true,
     format: 'esm',
-    platform: 'neutral',
+    platform: browser ? 'browser' : 'neutral',
     target: 'es2022',
     conditions: WORKERD_CONDITIONS,
-    mainFields: ['module', 'main'],
+    ...(browser ? {} : { mainFields: ['module', 'main'] }),
     write: false,
     metafile: true,
     logLevel: 'silent',

@@ -49,6 +49,7 @@ export {
   churnRiskAlertSchema,
   riskTierSchema,
   eventSchemas,
+  extraFields,
   type ChurnRiskAlert,
   type WebhookEventMap,
   type WebhookEventName,

@@ -4,7 +4,6 @@
  */
 import type { z } from 'zod';
 import type { Logger, LogThreshold } from '../observability/logger.js';
-import type { riskTierSchema } from '../payload/alert-schema.js';
 import type {
   atRiskResultSchema,
   atRiskUserSchema,
@@ -21,8 +20,7 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** `low`, `medium` or `high`. */
-export type RiskTier = z.infer<typeof riskTierSchema>;
+export type { RiskTier } from '../payload/alert-schema.js';
 
 /** Traits of a user, merged into the traits the service stores. Values are scalars. */
 export type UserTraits = z.input<typeof userTraitsSchema>;

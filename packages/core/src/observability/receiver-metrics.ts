@@ -125,3 +125,9 @@ export class ReceiverMetrics {
     return attributes;
   }
 }
+
+/** The API, loaded by the receiver itself (`#otel`), with the receiver's metrics on it. */
+export interface LoadedOtel {
+  api: OtelApi;
+  metrics: ReceiverMetrics;
+}

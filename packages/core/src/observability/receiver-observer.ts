@@ -5,6 +5,7 @@ import { DefaultRefusalLog } from './default-refusal-log.js';
 import { DEFAULT_RECEIVER_LOGGER, resolveLogger, type Logger } from './logger.js';
 import { createReceiverTelemetry, type ReceiverTelemetry } from './telemetry.js';
 import type { QueueDepth } from './receiver-metrics.js';
+import { checkTracer } from './receiver-tracer.js';
 
 /** A refused delivery, as `onRejected` listeners get it (SPEC section 10). */
 export interface RejectedDelivery {
@@ -36,7 +37,7 @@ const INTERNAL_MESSAGE = 'The webhook could not be processed.';
  */
 export class ReceiverObserver {
   readonly logger: Logger;
-  /** `undefined` when `@opentelemetry/api` is not installed. */
+  /** `undefined` when `@opentelemetry/api` is not installed and no `tracer` is handed in. */
   readonly telemetry: ReceiverTelemetry | undefined;
   /** False with the default logger: debug records are not even built then. */
   readonly verbose: boolean;
@@ -48,13 +49,19 @@ export class ReceiverObserver {
   /**
    * @param logger the `logger` option (checked here: a `TypeError` for a bad one)
    * @param depth the number of alerts waiting, for the queue-depth gauge
+   * @param tracer the `tracer` option (checked here: a `TypeError` for a bad one)
    */
-  constructor(options: { logger: unknown; now: () => number; depth: QueueDepth }) {
+  constructor(options: {
+    logger: unknown;
+    now: () => number;
+    depth: QueueDepth;
+    tracer?: unknown;
+  }) {
     this.logger = resolveLogger(options.logger, DEFAULT_RECEIVER_LOGGER);
     this.verbose = this.logger !== DEFAULT_RECEIVER_LOGGER;
     this.#defaultLog = this.verbose ? undefined : new DefaultRefusalLog(this.logger, options.now);
     this.#now = options.now;
-    this.telemetry = createReceiverTelemetry(options.depth);
+    this.telemetry = createReceiverTelemetry(options.depth, checkTracer(options.tracer));
   }
 
   /** Registers an `onRejected` listener. */

@@ -1,4 +1,4 @@
-import type { SpanContext } from './otel-types.js';
+import type { TracerSpanContext } from './receiver-tracer.js';
 
 /**
  * The trace context of an alert's `receive` span, carried with the alert (in Redis mode inside the
@@ -18,7 +18,7 @@ const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
 
 /** The carrier of a span context (a valid one; see `isSpanContextValid`). */
-export function toTraceCarrier(context: SpanContext): TraceCarrier {
+export function toTraceCarrier(context: TracerSpanContext): TraceCarrier {
   const flags = (context.traceFlags & 0xff).toString(16).padStart(2, '0');
   const carrier: TraceCarrier = {
     traceparent: `00-${context.traceId}-${context.spanId}-${flags}`,
@@ -32,7 +32,7 @@ export function toTraceCarrier(context: SpanContext): TraceCarrier {
  * The span context a carrier describes, marked remote, or `undefined` for anything malformed (a
  * carrier read from a queue is untrusted input). `traceState` is left out: a link needs only ids.
  */
-export function fromTraceCarrier(carrier: unknown): SpanContext | undefined {
+export function fromTraceCarrier(carrier: unknown): TracerSpanContext | undefined {
   const traceparent = (carrier as { traceparent?: unknown } | null | undefined)?.traceparent;
   if (typeof traceparent !== 'string') return undefined;
   const match = TRACEPARENT.exec(traceparent);

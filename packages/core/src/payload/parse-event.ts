@@ -1,16 +1,21 @@
 import { DeliveryRejectedError } from '../errors/delivery-rejected-error.js';
 import {
+  churnRiskAlertSchema,
   eventSchemas,
   type ChurnRiskAlert,
   type WebhookEventMap,
   type WebhookEventName,
 } from './alert-schema.js';
-import { regexes } from 'zod/v4/core';
+import { issueMessages } from './issue-messages.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/** zod's own `z.iso.datetime()` pattern (UTC `Z`, any fraction of a second), so both agree. */
-const DATETIME: RegExp = regexes.datetime({});
+/**
+ * The pattern of the schema's `z.iso.datetime()` itself (UTC `Z`, any fraction of a second), so
+ * both agree. Read from the schema, not from zod's `regexes` namespace, which a bundler keeps whole.
+ * Should a zod version not expose it, a pattern that matches nothing sends every alert to zod.
+ */
+const DATETIME: RegExp = churnRiskAlertSchema.shape.triggeredAt.def.pattern ?? /(?!)/;
 
 /**
  * True when `json` (a parsed JSON object whose `event` is `churn_risk_alert`) passes every check of
@@ -74,7 +79,7 @@ export function parseEvent(body: Uint8Array): ParsedEvent {
   if (isValidAlert(json)) {
     return { kind: 'known', name: eventName, payload: json as WebhookEventMap[typeof eventName] };
   }
-  const result = eventSchemas[eventName].safeParse(json);
+  const result = eventSchemas[eventName].safeParse(json, { error: issueMessages });
   if (!result.success) {
     const detail = result.error.issues
       .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)

@@ -1,4 +1,4 @@
-import type { Span } from '../observability/otel-types.js';
+import type { TracerSpan as Span } from '../observability/receiver-tracer.js';
 import { deliveryRefusal } from '../errors/delivery-refusal.js';
 import { HandlerFailedError } from '../errors/handler-failed-error.js';
 import { waitUntilFailed } from '../errors/integration-error.js';
@@ -107,7 +107,7 @@ class WebhookReceiver implements Receiver {
   readonly #registry: HandlerRegistry;
   readonly #consume: boolean;
   readonly #observer: ReceiverObserver;
-  /** `undefined` when `@opentelemetry/api` is not installed. */
+  /** `undefined` when `@opentelemetry/api` is not installed and no `tracer` is handed in. */
   readonly #telemetry: ReceiverTelemetry | undefined;
   #consuming = false;
   readonly #counts = { accepted: 0, duplicates: 0, failed: 0 };
@@ -132,6 +132,7 @@ class WebhookReceiver implements Receiver {
     const queue = this.#queue;
     this.#observer = new ReceiverObserver({
       logger: options.logger,
+      tracer: options.tracer,
       now: config.now,
       depth: queue.depth === undefined ? () => queue.queued : queue.depth.bind(queue),
     });

@@ -1,4 +1,4 @@
-import type { SpanContext } from '../observability/otel-types.js';
+import type { TracerSpanContext as SpanContext } from '../observability/receiver-tracer.js';
 import {
   AlertStalledError,
   HandlersFailedError,

@@ -1,6 +1,7 @@
 import type { WebhookEventMap } from '../payload/alert-schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { RejectedListener } from '../observability/receiver-observer.js';
+import type { ReceiverTracer } from '../observability/receiver-tracer.js';
 import type { AlertQueue } from './alert-queue.js';
 import type { NodeRequestListener } from './node-types.js';
 import type { Secret } from '../signature/secrets.js';
@@ -128,6 +129,19 @@ export interface ReceiverOptions {
    * const receiver = createReceiver({ secret, logger: pino({ level: 'info' }) });
    */
   logger?: Logger;
+  /**
+   * An OpenTelemetry tracer for the receiver's spans (SPEC section 10): the `receive` span of each
+   * delivery and the `process` span of each handler try go to it, whether or not an SDK is
+   * registered globally. Without it, spans go to the SDK registered through `@opentelemetry/api`,
+   * which the receiver loads itself where Node's `require` exists. Hand one in where the receiver
+   * cannot load the API: Cloudflare Workers (without `nodejs_compat`), other edge runtimes, a
+   * bundle. Metrics still need the API loaded by the receiver (Node).
+   *
+   * @example
+   * import { trace } from '@opentelemetry/api';
+   * const receiver = createReceiver({ secret, tracer: trace.getTracer('my-worker') });
+   */
+  tracer?: ReceiverTracer;
   /** Clock in milliseconds, like `Date.now` (for tests). */
   now?: () => number;
 }

@@ -1,0 +1,61 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  bundleReadme,
+  CASES,
+  GZIP_BUDGET_BYTES,
+  ROOT,
+  type ReadmeBundle,
+} from '../../bench/src/bundle/readme-bundles.js';
+
+// SPEC 18, "Bundle": the READMEs' worker and Lambda handler, bundled by esbuild and minified, are
+// at most 25 KB gzip, and hold neither classic zod nor the API client. Sizes are deterministic for
+// a given lockfile, so they are asserted; `pnpm bench bundle` prints them in full.
+const root = fileURLToPath(ROOT);
+const bundles = new Map<string, ReadmeBundle>();
+
+beforeAll(async () => {
+  for (const name of ['core', 'cloudflare', 'lambda']) {
+    const dir = join(root, 'packages', name);
+    if (!existsSync(join(dir, 'dist', 'index.js'))) {
+      execFileSync('npm', ['run', 'build', '--silent'], { cwd: dir, stdio: 'inherit' });
+    }
+  }
+  for (const entry of CASES) bundles.set(entry.name, await bundleReadme(entry));
+});
+
+describe.each(CASES.map((entry) => [entry.name, entry] as const))('the README %s', (name) => {
+  it(`is at most ${GZIP_BUDGET_BYTES} bytes gzip once bundled and minified`, () => {
+    const bundle = bundles.get(name)!;
+    expect(bundle.gzip).toBeLessThanOrEqual(GZIP_BUDGET_BYTES);
+    expect(bundle.min).toBeGreaterThan(bundle.gzip); // a real bundle was measured
+  });
+
+  it('holds zod/mini only, and no API client, batcher or wire schema', () => {
+    const { code, packages } = bundles.get(name)!;
+    expect(packages.map((p) => p.name)).toContain('zod');
+    // Words that only these parts hold (classic zod's schema names; the client's environment
+    // variable; the batcher's and the wire schemas' messages).
+    const markers = {
+      'classic zod': '"ZodString"',
+      'the API client': 'CHURN_RISK_API_KEY',
+      'the event batcher': 'A batcher flush failed',
+      'the wire schemas': 'cooldown must be',
+    };
+    const found = Object.entries(markers).filter(([, text]) => code.includes(text));
+    expect(found.map(([part]) => part)).toEqual([]);
+    expect(code).toContain('"ZodMiniString"'); // the markers are worded as bundles word them
+  });
+});
+
+describe('the bundled snippets', () => {
+  it("are the READMEs' first TypeScript blocks: the worker and the Lambda handler", () => {
+    const worker = readFileSync(join(root, 'packages/cloudflare/README.md'), 'utf8');
+    const lambda = readFileSync(join(root, 'packages/lambda/README.md'), 'utf8');
+    expect(worker).toMatch(/```ts\n\/\/ src\/worker\.ts\nimport \{ createWorker \}/);
+    expect(lambda).toMatch(/```ts\n\/\/ handler\.ts[^\n]*\nimport \{ createReceiver \}/);
+  });
+});
