@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 const conditions = ['@churn-risk/source', 'module', 'node', 'development|production'];
 
 // @churn-risk/postgres needs Node >= 22.12 (pg-boss 12): under an older Node its tests are left to
-// test/postgres/node22.test.ts, which runs them under the npm package node@22 with the package's
+// test/postgres/node-versions.test.ts, which runs them under the npm package node@22 with the package's
 // own vitest config.
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 const postgresNode = major > 22 || (major === 22 && minor >= 12);

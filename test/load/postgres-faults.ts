@@ -23,7 +23,7 @@ const WORKER_SCRIPT = fileURLToPath(
 
 /**
  * The Node that runs the web and worker processes: this one when it is >= 22.12, else the npm
- * package node@22 installed in test/ (as test/postgres/node22.test.ts does).
+ * package node@22 installed in test/ (as test/postgres/node-versions.test.ts does).
  */
 export function pgBossNode(): string {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);

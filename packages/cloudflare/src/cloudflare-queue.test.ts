@@ -1,4 +1,9 @@
-import { AlertStalledError, createReceiver, type Receiver } from '@churn-risk/core';
+import {
+  AlertStalledError,
+  NonRetryableError,
+  createReceiver,
+  type Receiver,
+} from '@churn-risk/core';
 import {
   createTestDelivery,
   pushQueueContract,
@@ -191,6 +196,34 @@ describe('createCloudflareQueue', () => {
     ]);
     expect(await isolate.failed.count()).toBe(1);
     expect(platform.queues.size('alerts-dlq')).toBe(0);
+  });
+
+  it('fails an alert after one try when a handler throws a NonRetryableError (SPEC 18): no retry message, onError once', async () => {
+    const platform = new Platform(await freshDb());
+    const isolate = platform.isolate();
+    const receiver = createReceiver({
+      secret: SECRET,
+      queue: isolate.queue,
+      retries: { retries: 3, backoffMs: () => 5 },
+    });
+    const attempts: number[] = [];
+    const errors: unknown[] = [];
+    receiver.on(
+      'churn_risk_alert',
+      (_alert, { attempt }) => {
+        attempts.push(attempt);
+        throw new NonRetryableError('no such user in the CRM');
+      },
+      { id: 'crm' },
+    );
+    receiver.onError((error) => void errors.push(error));
+    await receiver.handle(delivery('user_cfq_nonretry'));
+    await platform.settle();
+    expect(attempts).toEqual([0]);
+    expect(errors).toHaveLength(1);
+    expect(platform.queues.size('alerts')).toBe(0);
+    const failed = await isolate.failed.failed();
+    expect(failed.map((f) => [f.alert.userId, f.tries])).toEqual([['user_cfq_nonretry', 1]]);
   });
 
   it('counts a redelivery without a verdict as a stall, and fails it past maxStalls', async () => {

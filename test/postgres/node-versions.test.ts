@@ -1,7 +1,8 @@
 /**
  * SPEC 15: @churn-risk/postgres runs on pg-boss 12, which needs Node >= 22.12, so the root suite
- * (which may run on Node 20) runs the package's tests under the npm package node@22 (installed in
- * test/ as `node22`), in a child process with the package's own vitest config. Each test file
+ * (which may run on Node 20) runs the package's tests under the npm packages node@22, node@24 and
+ * node@26 (installed in test/ as `node22`, `node24`, `node26`, the version matrix's Nodes), each in
+ * a child process with the package's own vitest config. Each test file
  * starts its own PostgreSQL cluster (Debian's PostgreSQL 15, provisioned by scripts/provision.sh).
  */
 import { execFileSync } from 'node:child_process';
@@ -21,13 +22,13 @@ afterAll(() => {
   killRunningChildren();
 });
 
-describe('@churn-risk/postgres under Node 22', () => {
-  const binary = nodeBinary(22);
+describe.each([22, 24, 26])('@churn-risk/postgres under Node %i', (major) => {
+  const binary = nodeBinary(major);
   const { skip, failure } = runtimeAvailability(
-    'Node 22',
+    `Node ${major}`,
     existsSync(binary)
       ? { path: binary }
-      : { missing: `the npm package node@22 has no binary at ${binary}` },
+      : { missing: `the npm package node@${major} has no binary at ${binary}` },
   );
 
   beforeAll(() => {
@@ -38,7 +39,7 @@ describe('@churn-risk/postgres under Node 22', () => {
     'passes the package tests (storeContract, CLI, options, poison alert, deploys) on a real Postgres',
     async () => {
       const version = execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim();
-      expect(version.startsWith('v22.'), version).toBe(true);
+      expect(version.startsWith(`v${major}.`), version).toBe(true);
       const run = await runVitestUnder(binary, [], {
         args: ['--config', 'packages/postgres/vitest.config.ts'],
         timeoutMs: RUN_TIMEOUT_MS,
