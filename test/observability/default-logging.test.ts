@@ -267,6 +267,26 @@ describe('a summary is written when its minute ends, not only at the next refusa
     await receiver.close();
   });
 
+  it('writes the pending summaries when the receiver closes, and cancels their timers', async () => {
+    vi.useFakeTimers({ now: START, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const receiver = createReceiver({ secret: SECRET, maxBodyBytes: 1_000 });
+    expect((await receiver.handle(signedAt(Date.now(), 'whsec_wrong'))).status).toBe(401);
+    expect((await receiver.handle(tooLargeAt(Date.now()))).status).toBe(413);
+    expect(consoleSpies.error).toHaveBeenCalledTimes(2); // the first of each: at once
+    vi.advanceTimersByTime(5_000);
+    expect((await receiver.handle(signedAt(Date.now(), 'whsec_wrong'))).status).toBe(401);
+    expect((await receiver.handle(signedAt(Date.now(), 'whsec_wrong'))).status).toBe(401);
+    expect(vi.getTimerCount()).toBe(1);
+    await receiver.close();
+    expect(consoleSpies.error).toHaveBeenCalledTimes(3);
+    expect(consoleSpies.error.mock.calls[2]?.[1]).toEqual({
+      status: 401,
+      count: 2,
+      codes: { INVALID_SIGNATURE: 2 },
+    });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it("the minute's timer is unref'd: it never keeps the process alive", async () => {
     const scheduled: { ms: number | undefined; timer: NodeJS.Timeout }[] = [];
     const real = globalThis.setTimeout;

@@ -107,6 +107,11 @@ class RefusalSummary {
     this.#flush();
   }
 
+  /** Writes what was counted since the last line, if anything (at the minute's end, or at close). */
+  flush(): void {
+    this.#flush();
+  }
+
   #flush(): void {
     this.#cancel?.();
     this.#cancel = undefined;
@@ -152,6 +157,14 @@ export class DefaultRefusalLog {
         `churn-risk delivery refused with ${status} ${code}: ${message}${fix === undefined ? '' : ` ${fix}`}`,
       );
     }
+  }
+
+  /**
+   * Writes every pending summary now and cancels their timers: at `receiver.close()`, so that the
+   * refusals of a process's last minute are not lost with it.
+   */
+  flush(): void {
+    for (const summary of this.#summaries.values()) summary.flush();
   }
 
   #writeSummary(status: number, counts: ReadonlyMap<string, number>, since: number): void {

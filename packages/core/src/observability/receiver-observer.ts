@@ -64,6 +64,11 @@ export class ReceiverObserver {
     this.telemetry = createReceiverTelemetry(options.depth, checkTracer(options.tracer));
   }
 
+  /** Writes the default log's pending refusal summaries (at `close()`). */
+  flushSummaries(): void {
+    this.#defaultLog?.flush();
+  }
+
   /** Registers an `onRejected` listener. */
   addRejectedListener(listener: RejectedListener): void {
     if (typeof listener !== 'function') throw new TypeError('A listener must be a function.');

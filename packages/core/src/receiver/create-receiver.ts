@@ -233,6 +233,7 @@ class WebhookReceiver implements Receiver {
   close(options: DrainOptions = {}): Promise<void> {
     this.#closed = true;
     this.#telemetry?.dispose();
+    this.#observer.flushSummaries();
     const queue = this.#queue;
     return waitForQueue(queue, (signal) => queue.close(signal), options.timeoutMs);
   }
