@@ -10,7 +10,9 @@ import type { QueueHealth } from '../receiver/alert-queue.js';
 
 /** Where the CLI writes (the process's stdout and stderr, or a test's buffers). */
 export interface CliIo {
+  /** Writes to standard output (results: the table, JSON lines, "Retrying ..."). */
   out(text: string): void;
+  /** Writes to standard error (usage errors, an unreachable store, no such alert). */
   err(text: string): void;
 }
 
@@ -22,11 +24,15 @@ export const CONNECT_TIMEOUT_MS = 5000;
 
 /** What the CLI needs of a durable queue: its failed set, its reachability, and `close`. */
 export interface FailedSetQueue {
+  /** Failed alerts, newest first. */
   failed(options: { limit: number; offset: number }): Promise<FailedAlert[]>;
-  /** Rejects with a `TypeError` when there is no such failed alert. */
+  /** Puts one failed alert back; rejects with a `TypeError` when there is no such failed alert. */
   retry(id: string): Promise<void>;
+  /** Puts back every alert failed now (a snapshot); resolves with how many. */
   retryAll(): Promise<number>;
+  /** Whether the store answers (asked first, within the connect time-out). */
   health(): Promise<QueueHealth>;
+  /** Closes what the queue opened. */
   close(): Promise<void>;
 }
 
@@ -56,7 +62,12 @@ export interface FailedCliBackend {
     url: string,
     scope: string | undefined,
     timeoutMs: number,
-  ): { queue: FailedSetQueue; dispose?: () => void };
+  ): {
+    /** The queue whose failed set the command reads. */
+    queue: FailedSetQueue;
+    /** Frees what `open` made besides the queue, after `close`. */
+    dispose?: () => void;
+  };
 }
 
 /** Thrown for bad usage; its message is shown with a pointer to `--help`. */

@@ -9,6 +9,7 @@ export type {
   QueuedAlert,
 } from './alert-queue.js';
 export type { RetryPolicy, StoredTry, TryInput, TryVerdict } from './try-protocol.js';
+export type { KeepAlive } from './keep-alive.js';
 export { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 export {
   createMemoryDedupeStore,
@@ -22,6 +23,7 @@ export {
   type NodeRequestOptions,
 } from './request-body.js';
 export type {
+  BodyEvent,
   NodeBodyStream,
   NodeHeaders,
   NodeRequest,

@@ -26,6 +26,7 @@ export const DEFAULT_KEEP_ALIVE_BUDGET_MS: number | undefined = PER_REQUEST_CONT
 
 /** How an accepted alert is kept alive: the platform's budget, counted from the acceptance. */
 export interface KeepAlive {
+  /** The platform's budget for work kept alive after the answer (`keepAliveBudgetMs`), in ms. */
   readonly budgetMs: number;
   /** `Date.now()` when the alert was accepted. */
   readonly startedAt: number;

@@ -8,7 +8,7 @@
 export type NodeHeaders = Record<string, string | readonly string[] | undefined>;
 
 /** The events `readNodeBody` listens to. */
-type BodyEvent = 'data' | 'end' | 'error' | 'close';
+export type BodyEvent = 'data' | 'end' | 'error' | 'close';
 
 /**
  * A Node readable request body: an `IncomingMessage`, or any `Readable` with optional headers
@@ -19,14 +19,19 @@ export interface NodeBodyStream {
   headers?: NodeHeaders | undefined;
   /** True once the body was read to its end (by a body parser, for example). */
   readonly readableEnded: boolean;
+  /** Stops the flow of data (a refused body is not read further). */
   pause(): unknown;
+  /** Listens to the body's chunks, its end, an error, or the connection's close. */
   on(event: BodyEvent, listener: (value: unknown) => void): unknown;
+  /** Removes a listener added with `on`. */
   off(event: BodyEvent, listener: (value: unknown) => void): unknown;
 }
 
 /** A Node request: an `IncomingMessage` of `node:http` (the members the receiver uses). */
 export interface NodeRequest extends NodeBodyStream {
+  /** The request's method (`POST` for a delivery). */
   method?: string | undefined;
+  /** The request's headers, lower-case names. */
   headers: NodeHeaders;
   /** True once the connection is gone. */
   readonly destroyed: boolean;
@@ -34,11 +39,17 @@ export interface NodeRequest extends NodeBodyStream {
 
 /** A Node response: a `ServerResponse` of `node:http` (the members the receiver uses). */
 export interface NodeResponse {
+  /** True once the headers were written (the answer cannot be changed any more). */
   readonly headersSent: boolean;
+  /** True once the answer was ended. */
   readonly writableEnded: boolean;
+  /** True once the connection is gone. */
   readonly destroyed: boolean;
+  /** The answer's status code. */
   statusCode: number;
+  /** Sets one header of the answer. */
   setHeader(name: string, value: string): unknown;
+  /** Writes the body and ends the answer. */
   end(body: string): unknown;
 }
 
