@@ -64,6 +64,13 @@ describe('createWorker in workerd without nodejs_compat', () => {
     expect(bundle.code.match(/(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']node:[^"']*/g)).toBeNull();
     expect(bundle.inputs.some((input) => input.endsWith('signature/hmac-node.ts'))).toBe(false);
     expect(bundle.inputs.some((input) => input.endsWith('signature/hmac-web.ts'))).toBe(true);
+    // `#node-request` resolves to the Web file: receiver.node holds no Node request path here.
+    expect(bundle.inputs.some((input) => input.endsWith('receiver/node-request-node.ts'))).toBe(
+      false,
+    );
+    expect(bundle.inputs.some((input) => input.endsWith('receiver/node-request-web.ts'))).toBe(
+      true,
+    );
   });
 
   it('answers 202, runs the handler after the answer, and keeps it alive with ctx.waitUntil', async () => {

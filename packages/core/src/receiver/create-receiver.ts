@@ -26,7 +26,8 @@ import type { HandlerOptions } from './handler-types.js';
 import { receiverHealth } from './health.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
 import { acceptedResult, errorResponse, jsonResult } from './responses.js';
-import { createFetchHandler, createNodeHandler } from './transports.js';
+import { createNodeHandler } from '#node-request';
+import { createFetchHandler } from './transports.js';
 import type {
   DrainOptions,
   ErrorHandler,
