@@ -12,6 +12,8 @@ export default defineConfig({
     'otel-web': 'src/observability/otel-web.ts',
     'node-request-node': 'src/receiver/node-request-node.ts',
     'node-request-web': 'src/receiver/node-request-web.ts',
+    'receiver-verifier': 'src/signature/receiver-verifier.ts',
+    'receiver-verifier-workerd': 'src/signature/receiver-verifier-workerd.ts',
     // Internal entries, so that the client, the wire schemas and the batcher (classic zod) get
     // files of their own that `index.js` re-exports: a bundler drops a file none of whose exports
     // are used (`"sideEffects": false`), so a receiver's bundle holds none of them (SPEC 18).
@@ -26,7 +28,7 @@ export default defineConfig({
   sourcemap: true,
   splitting: true,
   treeshake: true,
-  // The HMAC back end, the OpenTelemetry loader and `receiver.node`'s request path are chosen by
+  // The HMAC back ends, the OpenTelemetry loader and `receiver.node`'s request path are chosen by
   // the package's `imports` conditions at resolution time.
-  external: ['#hmac', '#otel', '#node-request'],
+  external: ['#hmac', '#otel', '#node-request', '#receiver-verifier'],
 });

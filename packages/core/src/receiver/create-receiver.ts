@@ -10,7 +10,8 @@ import { toTraceCarrier } from '../observability/trace-carrier.js';
 import { eventSchemas, type WebhookEventMap } from '../payload/alert-schema.js';
 import { alertIdentity, parseEvent } from '../payload/parse-event.js';
 import { toBytes } from '../signature/bytes.js';
-import { createReceiverVerifier, type ReceiverVerifier } from '../signature/receiver-verifier.js';
+import { createReceiverVerifier } from '#receiver-verifier';
+import type { ReceiverVerifier } from '../signature/verify-async.js';
 import { getHeader } from '../signature/verify.js';
 import type {
   AcceptOptions,
