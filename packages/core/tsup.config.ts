@@ -10,6 +10,10 @@ export default defineConfig({
     'hmac-web': 'src/signature/hmac-web.ts',
     'otel-node': 'src/observability/otel-node.ts',
     'otel-web': 'src/observability/otel-web.ts',
+    'node-request-node': 'src/receiver/node-request-node.ts',
+    'node-request-web': 'src/receiver/node-request-web.ts',
+    'receiver-verifier': 'src/signature/receiver-verifier.ts',
+    'receiver-verifier-workerd': 'src/signature/receiver-verifier-workerd.ts',
     // Internal entries, so that the client, the wire schemas and the batcher (classic zod) get
     // files of their own that `index.js` re-exports: a bundler drops a file none of whose exports
     // are used (`"sideEffects": false`), so a receiver's bundle holds none of them (SPEC 18).
@@ -24,7 +28,7 @@ export default defineConfig({
   sourcemap: true,
   splitting: true,
   treeshake: true,
-  // The HMAC back end and the OpenTelemetry loader are chosen by the package's `imports`
-  // conditions at resolution time.
-  external: ['#hmac', '#otel'],
+  // The HMAC back ends, the OpenTelemetry loader and `receiver.node`'s request path are chosen by
+  // the package's `imports` conditions at resolution time.
+  external: ['#hmac', '#otel', '#node-request', '#receiver-verifier'],
 });

@@ -9,6 +9,8 @@ export interface WorkerBundle {
   code: string;
   /** Every module in the bundle (workspace-relative paths). */
   inputs: string[];
+  /** The modules with code in the output: `inputs` less those tree-shaking emptied. */
+  included: string[];
 }
 
 /**
@@ -42,5 +44,12 @@ export async function bundleWorker(
   });
   const [output] = result.outputFiles;
   if (output === undefined) throw new Error('esbuild produced no output');
-  return { code: output.text, inputs: Object.keys(result.metafile.inputs) };
+  const emitted = Object.values(result.metafile.outputs).flatMap((out) =>
+    Object.entries(out.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0),
+  );
+  return {
+    code: output.text,
+    inputs: Object.keys(result.metafile.inputs),
+    included: emitted.map(([input]) => input),
+  };
 }

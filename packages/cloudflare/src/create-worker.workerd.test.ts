@@ -57,13 +57,24 @@ afterAll(async () => {
 });
 
 describe('createWorker in workerd without nodejs_compat', () => {
-  it('bundles with no node: module and verifies with the web back end', () => {
+  it('bundles with no node: module and verifies with WebCrypto alone', () => {
     expect(bundle.inputs.filter((input) => input.startsWith('node:'))).toEqual([]);
     // No import or require of a node: module (otel-api's getBuiltinModule('node:module') is a
     // guarded call that finds no `process` in workerd, not an import).
     expect(bundle.code.match(/(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']node:[^"']*/g)).toBeNull();
     expect(bundle.inputs.some((input) => input.endsWith('signature/hmac-node.ts'))).toBe(false);
-    expect(bundle.inputs.some((input) => input.endsWith('signature/hmac-web.ts'))).toBe(true);
+    // `#receiver-verifier` resolves to the workerd file: WebCrypto alone, no @noble/hashes.
+    expect(
+      bundle.inputs.some((input) => input.endsWith('signature/receiver-verifier-workerd.ts')),
+    ).toBe(true);
+    expect(bundle.included.filter((input) => input.includes('@noble/hashes'))).toEqual([]);
+    // `#node-request` resolves to the Web file: receiver.node holds no Node request path here.
+    expect(bundle.inputs.some((input) => input.endsWith('receiver/node-request-node.ts'))).toBe(
+      false,
+    );
+    expect(bundle.inputs.some((input) => input.endsWith('receiver/node-request-web.ts'))).toBe(
+      true,
+    );
   });
 
   it('answers 202, runs the handler after the answer, and keeps it alive with ctx.waitUntil', async () => {

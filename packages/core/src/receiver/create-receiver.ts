@@ -10,7 +10,8 @@ import { toTraceCarrier } from '../observability/trace-carrier.js';
 import { eventSchemas, type WebhookEventMap } from '../payload/alert-schema.js';
 import { alertIdentity, parseEvent } from '../payload/parse-event.js';
 import { toBytes } from '../signature/bytes.js';
-import { createReceiverVerifier, type ReceiverVerifier } from '../signature/receiver-verifier.js';
+import { createReceiverVerifier } from '#receiver-verifier';
+import type { ReceiverVerifier } from '../signature/verify-async.js';
 import { getHeader } from '../signature/verify.js';
 import type {
   AcceptOptions,
@@ -26,7 +27,8 @@ import type { HandlerOptions } from './handler-types.js';
 import { receiverHealth } from './health.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
 import { acceptedResult, errorResponse, jsonResult } from './responses.js';
-import { createFetchHandler, createNodeHandler } from './transports.js';
+import { createNodeHandler } from '#node-request';
+import { createFetchHandler } from './transports.js';
 import type {
   DrainOptions,
   ErrorHandler,

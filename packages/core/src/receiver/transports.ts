@@ -1,12 +1,12 @@
 import { rawBodyMissingError } from '../errors/raw-body-missing.js';
-import type { NodeRequest, NodeResponse } from './node-types.js';
-import { handleNodeRequest, readWebBody, sendNodeResponse } from './request-body.js';
+import { readWebBody } from './request-body.js';
 import { errorResponse } from './responses.js';
 import type { Receiver, ReceiverRequest, ReceiverResult, WaitUntil } from './types.js';
 
-type Handle = (request: ReceiverRequest) => Promise<ReceiverResult>;
+/** The receiver's `handle`, as a transport calls it. */
+export type Handle = (request: ReceiverRequest) => Promise<ReceiverResult>;
 /** The answer to a body that could not be read (also logged and reported by the receiver). */
-type Refuse = (error: unknown) => ReceiverResult;
+export type Refuse = (error: unknown) => ReceiverResult;
 
 function isPost(method: string | undefined): boolean {
   return method?.toUpperCase() === 'POST';
@@ -51,26 +51,5 @@ export function createFetchHandler(
   ): Promise<Response> {
     const result = await readAndHandle(handle, maxBytes, request, refuse, options?.waitUntil);
     return new Response(result.body, { status: result.status, headers: result.headers });
-  };
-}
-
-/** The fix `RAW_BODY_MISSING` names for a Node request. */
-const NODE_FIX = 'Hand the request to receiver.node before anything reads its body.';
-
-/**
- * `receiver.node`: a Node request listener on the one Node request path (`handleNodeRequest`). It
- * answers, and resolves once the answer is written (processing may go on; see `drain`). It never
- * rejects.
- */
-export function createNodeHandler(
-  handle: Handle,
-  maxBytes: number,
-  refuse: Refuse = errorResponse,
-): Receiver['node'] {
-  const receiver = { handle, reject: refuse, maxBodyBytes: maxBytes };
-  const options = { rawBodyFix: NODE_FIX };
-  return async function nodeHandler(req: NodeRequest, res: NodeResponse): Promise<void> {
-    const result = await handleNodeRequest(receiver, req, options);
-    if (result !== undefined) sendNodeResponse(res, result);
   };
 }

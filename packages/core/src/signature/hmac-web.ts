@@ -1,7 +1,7 @@
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { HmacBackend, HmacPart } from './hmac-backend.js';
-import { constantTimeEqual } from './bytes.js';
+import { equalsAny, matchesAnyWebCrypto } from './webcrypto-hmac.js';
 
 const encoder = new TextEncoder();
 
@@ -12,38 +12,9 @@ function hmacSha256(key: Uint8Array, parts: readonly HmacPart[]): Uint8Array {
   return mac.digest();
 }
 
-/** Whether `expected` equals one of `candidates`: every one compared, in constant time each. */
-function equalsAny(expected: Uint8Array, candidates: readonly Uint8Array[]): boolean {
-  let matched = false;
-  for (const candidate of candidates) matched = constantTimeEqual(expected, candidate) || matched;
-  return matched;
-}
-
 /** WebCrypto, where the runtime has it (workerd, browsers, Deno, Bun, Node >= 19). */
 function subtleCrypto(): SubtleCrypto | undefined {
   return (globalThis as { crypto?: { subtle?: SubtleCrypto } }).crypto?.subtle;
-}
-
-// Importing a key costs about as much as one HMAC; keys are long-lived (one per configured
-// secret), so each is imported once, cached by identity. The promise is cached, so that deliveries
-// arriving together share one import.
-const cryptoKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
-
-function cryptoKey(subtle: SubtleCrypto, key: Uint8Array): Promise<CryptoKey> {
-  let imported = cryptoKeys.get(key);
-  if (imported === undefined) {
-    imported = subtle.importKey(
-      'raw',
-      Uint8Array.from(key),
-      { name: 'HMAC', hash: 'SHA-256' },
-      false,
-      ['sign'],
-    );
-    // A failed import is not kept: the next delivery tries again.
-    void imported.catch(() => cryptoKeys.delete(key));
-    cryptoKeys.set(key, imported);
-  }
-  return imported;
 }
 
 /**
@@ -63,7 +34,6 @@ export const backend: HmacBackend = {
     if (subtle === undefined || key.length === 0) {
       return equalsAny(hmacSha256(key, [data]), candidates);
     }
-    const digest = await subtle.sign('HMAC', await cryptoKey(subtle, key), data);
-    return equalsAny(new Uint8Array(digest), candidates);
+    return matchesAnyWebCrypto(subtle, key, data, candidates);
   },
 };

@@ -110,10 +110,15 @@ describe('createReceiverVerifier on node:crypto (Node, Bun, Deno)', () => {
   });
 });
 
-describe('createReceiverVerifier on the web back end', () => {
-  let api: ReceiverVerifierModule;
+// In workerd, `#receiver-verifier` is receiver-verifier-workerd.ts (WebCrypto alone, no
+// @noble/hashes in a worker's bundle): the same cases, with the same outcomes.
+describe.each([
+  ['the web back end', false, () => loadWith('@noble/hashes')],
+  ['workerd (WebCrypto only)', true, () => import('./receiver-verifier-workerd.js')],
+] as const)('createReceiverVerifier on %s', (_name, workerd, load) => {
+  let api: Pick<ReceiverVerifierModule, 'createReceiverVerifier'>;
   beforeAll(async () => {
-    api = await loadWith('@noble/hashes');
+    api = await load();
   });
 
   /** The same checks by the public synchronous verifier (node:crypto in this process). */
@@ -477,7 +482,7 @@ describe('createReceiverVerifier on the web back end', () => {
     });
   });
 
-  describe('without crypto.subtle', () => {
+  describe.skipIf(workerd)('without crypto.subtle', () => {
     it('is the synchronous verifier on @noble/hashes', () => {
       vi.stubGlobal('crypto', undefined);
       expect((globalThis as { crypto?: unknown }).crypto).toBeUndefined();
