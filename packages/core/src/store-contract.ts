@@ -3,7 +3,8 @@ import { createDurableQueue } from './durable/durable-queue.js';
 import { nap } from './durable/timing.js';
 import type { AlertQueue, QueuedAlert } from './receiver/alert-queue.js';
 import { createReceiver } from './receiver/create-receiver.js';
-import type { AlertContext, Receiver } from './receiver/types.js';
+import { NonRetryableError } from './errors/non-retryable-error.js';
+import type { AlertContext, Receiver, RetryOptions } from './receiver/types.js';
 import { signPayload } from './signature/sign.js';
 
 /**
@@ -469,8 +470,8 @@ export interface PushQueueContractOptions {
  * a push-based platform queue (Cloudflare Queues) run through `createPushQueue`. Two receivers
  * (two isolates) share one platform; the cases: two concurrent deliveries of one alert run its
  * handler once; only the failed handler is retried, in either receiver; after the last try
- * `onError` once per failed handler, and `retry(id)` runs it again; health, and `503 CLOSED`
- * after close.
+ * `onError` once per failed handler, and `retry(id)` runs it again; a `NonRetryableError` or
+ * `shouldRetry` answering false ends the tries at once; health, and `503 CLOSED` after close.
  *
  * @example
  * pushQueueContract({ describe, it }, { name: 'cloudflare-queues', create: (scope) => platformFor(scope) });
@@ -503,11 +504,15 @@ type ReceiverCase = (platform: ReceiverPlatform, receivers: Receiver[]) => Promi
 
 /** The receiver-level cases, shared by `storeContract` and `pushQueueContract`. */
 function receiverCases(run: (name: string, body: ReceiverCase) => void, timeout: number): void {
-  const receiverOn = (platform: ReceiverPlatform, receivers: Receiver[], retries = 0): Receiver => {
+  const receiverOn = (
+    platform: ReceiverPlatform,
+    receivers: Receiver[],
+    retries: number | RetryOptions = 0,
+  ): Receiver => {
     const receiver = createReceiver({
       secret: SECRET,
       queue: platform.queue(),
-      retries: { retries, backoffMs: () => 5 },
+      retries: typeof retries === 'number' ? { retries, backoffMs: () => 5 } : retries,
     });
     receivers.push(receiver);
     return receiver;
@@ -610,6 +615,59 @@ function receiverCases(run: (name: string, body: ReceiverCase) => void, timeout:
       await platform.settle(all);
       same([crmRuns, auditRuns], [3, 1], 'crm and audit runs after retry(id)');
       same((await platform.failed()).length, 0, 'failed alerts after the retry');
+    },
+  );
+
+  run(
+    'receivers: a NonRetryableError, or shouldRetry answering false, ends the tries at once (SPEC 18)',
+    async (platform, all) => {
+      const asked: number[] = [];
+      const retries: RetryOptions = {
+        retries: 3,
+        backoffMs: () => 5,
+        shouldRetry: (_error, attempt) => {
+          asked.push(attempt);
+          return attempt < 1;
+        },
+      };
+      const receivers = [receiverOn(platform, all, retries), receiverOn(platform, all, retries)];
+      const fatal = queuedAlert();
+      const flaky = queuedAlert();
+      const attempts: Record<string, number[]> = { fatal: [], flaky: [] };
+      const reported: [string, number][] = [];
+      for (const receiver of receivers) {
+        receiver.on('churn_risk_alert', (alert, c) => {
+          const fatalOne = alert.userId === fatal.alert.userId;
+          attempts[fatalOne ? 'fatal' : 'flaky']?.push(c.attempt);
+          throw fatalOne ? new NonRetryableError('no such account') : new Error('CRM down');
+        });
+        receiver.onError((error, _alert, context) => {
+          reported.push([error instanceof Error ? error.name : String(error), context.attempt]);
+        });
+      }
+      same((await receivers[0]?.handle(delivery(fatal)))?.status, 202, 'the first answer');
+      same((await receivers[1]?.handle(delivery(flaky)))?.status, 202, 'the second answer');
+      await platform.settle(all);
+      same(attempts, { fatal: [0], flaky: [0, 1] }, 'the tries');
+      // A NonRetryableError is never retried, without asking shouldRetry.
+      same(asked, [0, 1], 'the attempts shouldRetry was asked about');
+      same(
+        reported.sort(),
+        [
+          ['Error', 1],
+          ['NonRetryableError', 0],
+        ],
+        'onError calls (error, attempt)',
+      );
+      const failed = (await platform.failed()).map((f) => [f.alert.userId, f.tries]).sort();
+      same(
+        failed,
+        [
+          [fatal.alert.userId, 1],
+          [flaky.alert.userId, 2],
+        ].sort(),
+        'the failed alerts and their tries',
+      );
     },
   );
 
