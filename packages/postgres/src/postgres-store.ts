@@ -115,6 +115,11 @@ class PgAlertStore implements PostgresAlertStore {
           deleteAfterSeconds: seconds(this.#dedupeTtlMs),
         });
       }
+      // pg-boss caches its queues at start; a process that started while another created the
+      // queue has not cached it, and its first sends would look it up on the pool from inside the
+      // accept transactions, each holding a connection: a burst as large as the pool then waits
+      // for a connection none will free (503 until the time-out). A lookup by id caches it now.
+      await this.boss.findJobs(QUEUE, { id: randomUUID() });
     })().catch((error: unknown) => {
       this.#ready = undefined; // the next call tries again
       throw error;

@@ -58,6 +58,27 @@ describe('the Postgres store', () => {
     }
   });
 
+  it('accepts a burst larger than its pool on a cold start: a send never waits for a second connection', async () => {
+    // Two processes starting at once on a fresh schema, each with a pool of 2: the one that did not
+    // create pg-boss's queue must not look it up during a send, from inside an accept transaction
+    // (every connection would be held by a transaction waiting for one more: 503s until time-out).
+    const connection = { connectionString: postgres.url, max: 2 };
+    const stores = [0, 1].map(() =>
+      createPostgresStore({ connection, schema: 'cold_burst', enqueueTimeoutMs: 5_000 }),
+    );
+    try {
+      const answers = await Promise.allSettled(
+        stores.flatMap((store) =>
+          Array.from({ length: 8 }, () => store.accept(entry(), { dedupeTtlMs: 60_000 })),
+        ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(Array(16).fill('fulfilled'));
+      expect((await stores[0]?.counts())?.waiting).toBe(16);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+
   it('an identity is a duplicate until its time is up, then accepted again', async () => {
     const store = createPostgresStore({ connection: postgres.url, schema: 'ttl' });
     try {

@@ -20,15 +20,8 @@ storeContract(
   { describe, it },
   {
     name: 'postgres',
-    // A generous enqueue time-out (also the pool's connect time-out): the contract checks what is
-    // stored, not how fast, and 20 parallel accepts on a loaded machine queue for the pool's 10
-    // connections behind one row lock (2 s was exceeded once in a dozen runs under load).
     create: (scope) =>
-      createPostgresStore({
-        connection: postgres.url,
-        schema: `contract_${scope}`,
-        enqueueTimeoutMs: 15_000,
-      }),
+      createPostgresStore({ connection: postgres.url, schema: `contract_${scope}` }),
     unreachable: () =>
       createPostgresStore({
         connection: `postgres://postgres@127.0.0.1:${String(nobody)}/postgres`,
