@@ -1,5 +1,5 @@
-import { startRedisServer } from '@churn-risk/redis/testing';
 import { pairedByRound } from '../lib/before-after.js';
+import { withBenchRedis } from '../lib/bench-redis.js';
 import { summarizeLatencies } from '../lib/latency-stats.js';
 import { loadCells, loadColumns, summarizeRounds } from '../lib/load-summary.js';
 import { jobsNote, type QueueRound } from '../lib/queue-measure.js';
@@ -186,93 +186,83 @@ export async function runPostgres(settings: BenchSettings): Promise<BenchResult>
   const rounds = settings.quick ? 1 : 4;
   const duration = settings.quick ? 2 : 5;
   const cluster = await startBenchCluster(binDir);
-  const redis = await startRedisServer();
-  const killRedis = (): void => {
-    try {
-      redis.signal('SIGKILL'); // this process exits midway (Ctrl-C: lib/child.ts exits)
-    } catch {
-      // already gone
-    }
-  };
-  process.once('exit', killRedis);
   try {
-    const measured = await measurePostgresServers(
-      names,
-      { connections: CONNECTIONS, rounds, duration, warmup: settings.quick ? 1 : 3 },
-      cluster,
-      node,
-    );
-    const drained = names.find((n) => n.endsWith('-ours-postgres')) ?? names[0] ?? '';
-    console.error(`processing cost: draining ${drained}`);
-    const processing = await measureProcessingCost(cluster, node, databaseOf(drained), {
-      seconds: settings.quick ? 2 : 5,
-      warmup: 500,
-    });
-    const latency = await measureStartLatency({
-      cluster,
-      redisUrl: redis.url,
-      node,
-      rounds: settings.quick ? 1 : 4,
-      alerts: settings.quick ? 30 : 100,
-      gapMs: 20,
-    });
-    const { table, verdicts } = throughputTable(measured, names);
-    const jobs = names
-      .map((name) => jobsNote(name, measured.jobs.get(name), CONNECTIONS, 'Postgres'))
-      .filter(Boolean);
-    const ours = names.filter((n) => n.endsWith('-ours-postgres'));
-    const hands = names.filter((n) => n.endsWith('-hand-pgboss'));
-    const notes = [
-      `${CONNECTIONS} connections, ${rounds} interleaved round(s) of ${duration} s per server after a warm-up;`,
-      'each request a fresh ~250-byte alert (new identity) signed when sent. One PostgreSQL 15 cluster',
-      '(127.0.0.1, fsync off, pg_stat_statements loaded), a database per server, every server in its own',
-      "child process on Node 22. Server CPU per request: the server process's user + system CPU time in",
-      'a round over the requests answered in it; Postgres CPU likewise for the postmaster and all its',
-      'processes (backends, WAL writer, autovacuum...) from /proc. WAL bytes: pg_current_wal_lsn() moved',
-      "during the round; statements and COMMITs: pg_stat_statements calls in the server's database.",
-      'Medians over the rounds; "paired by round" is the median of the per-round ratios to the reference',
-      'measured in the same round.',
-    ].join(' ');
-    const statementSections = [...ours.slice(0, 1), ...hands.slice(0, 1)]
-      .map(
-        (name) =>
-          `Statements of \`${name}\` (pg_stat_statements, whole run):\n\n${statementsTable(measured, name)}`,
-      )
-      .join('\n\n');
-    const markdown = [
-      table,
-      verdicts.join('\n'),
-      notes,
-      `Jobs stored (no dedupe short-circuit): ${jobs.join('; ')}.`,
-      '#### The database per accepted alert (pg_stat_database, whole run, once the servers exited)',
-      databaseTable(measured, names),
-      cluster.statements ? statementSections : 'pg_stat_statements was not available.',
-      `#### Processing: one worker drains \`${drained}\`'s alerts (no-op handler, concurrency 10)`,
-      processingTable(processing),
-      "#### From the 202 to the handler's start, Postgres and Redis (same run)",
-      latencyTable(latency),
-      "A web process (Express, `consume: false`) and a worker (the queue's defaults, concurrency 10) per mode, all on Node 22; alerts sent one at a time, 20 ms after the previous 202; the 202's arrival in the sender and the handler's first line in the worker timed on the wall clock (`performance.timeOrigin + performance.now()`). Rounds alternate the modes.",
-    ].join('\n\n');
-    return {
-      name: 'postgres',
-      title:
-        'Postgres mode: receiver with the Postgres queue vs a hand-written pg-boss route (autocannon), cost per alert, 202 to handler start',
-      markdown,
-      data: {
-        rounds: Object.fromEntries(measured.rounds),
-        jobs: Object.fromEntries(measured.jobs),
-        databases: Object.fromEntries(measured.databases),
-        processing,
-        latency: {
-          delays: Object.fromEntries(latency.delays),
-          rates: Object.fromEntries(latency.rates),
+    return await withBenchRedis(async (redis) => {
+      const measured = await measurePostgresServers(
+        names,
+        { connections: CONNECTIONS, rounds, duration, warmup: settings.quick ? 1 : 3 },
+        cluster,
+        node,
+      );
+      const drained = names.find((n) => n.endsWith('-ours-postgres')) ?? names[0] ?? '';
+      console.error(`processing cost: draining ${drained}`);
+      const processing = await measureProcessingCost(cluster, node, databaseOf(drained), {
+        seconds: settings.quick ? 2 : 5,
+        warmup: 500,
+      });
+      const latency = await measureStartLatency({
+        cluster,
+        redisUrl: redis.url,
+        node,
+        rounds: settings.quick ? 1 : 4,
+        alerts: settings.quick ? 30 : 100,
+        gapMs: 20,
+      });
+      const { table, verdicts } = throughputTable(measured, names);
+      const jobs = names
+        .map((name) => jobsNote(name, measured.jobs.get(name), CONNECTIONS, 'Postgres'))
+        .filter(Boolean);
+      const ours = names.filter((n) => n.endsWith('-ours-postgres'));
+      const hands = names.filter((n) => n.endsWith('-hand-pgboss'));
+      const notes = [
+        `${CONNECTIONS} connections, ${rounds} interleaved round(s) of ${duration} s per server after a warm-up;`,
+        'each request a fresh ~250-byte alert (new identity) signed when sent. One PostgreSQL 15 cluster',
+        '(127.0.0.1, fsync off, pg_stat_statements loaded), a database per server, every server in its own',
+        "child process on Node 22. Server CPU per request: the server process's user + system CPU time in",
+        'a round over the requests answered in it; Postgres CPU likewise for the postmaster and all its',
+        'processes (backends, WAL writer, autovacuum...) from /proc. WAL bytes: pg_current_wal_lsn() moved',
+        "during the round; statements and COMMITs: pg_stat_statements calls in the server's database.",
+        'Medians over the rounds; "paired by round" is the median of the per-round ratios to the reference',
+        'measured in the same round.',
+      ].join(' ');
+      const statementSections = [...ours.slice(0, 1), ...hands.slice(0, 1)]
+        .map(
+          (name) =>
+            `Statements of \`${name}\` (pg_stat_statements, whole run):\n\n${statementsTable(measured, name)}`,
+        )
+        .join('\n\n');
+      const markdown = [
+        table,
+        verdicts.join('\n'),
+        notes,
+        `Jobs stored (no dedupe short-circuit): ${jobs.join('; ')}.`,
+        '#### The database per accepted alert (pg_stat_database, whole run, once the servers exited)',
+        databaseTable(measured, names),
+        cluster.statements ? statementSections : 'pg_stat_statements was not available.',
+        `#### Processing: one worker drains \`${drained}\`'s alerts (no-op handler, concurrency 10)`,
+        processingTable(processing),
+        "#### From the 202 to the handler's start, Postgres and Redis (same run)",
+        latencyTable(latency),
+        "A web process (Express, `consume: false`) and a worker (the queue's defaults, concurrency 10) per mode, all on Node 22; alerts sent one at a time, 20 ms after the previous 202; the 202's arrival in the sender and the handler's first line in the worker timed on the wall clock (`performance.timeOrigin + performance.now()`). Rounds alternate the modes.",
+      ].join('\n\n');
+      return {
+        name: 'postgres',
+        title:
+          'Postgres mode: receiver with the Postgres queue vs a hand-written pg-boss route (autocannon), cost per alert, 202 to handler start',
+        markdown,
+        data: {
+          rounds: Object.fromEntries(measured.rounds),
+          jobs: Object.fromEntries(measured.jobs),
+          databases: Object.fromEntries(measured.databases),
+          processing,
+          latency: {
+            delays: Object.fromEntries(latency.delays),
+            rates: Object.fromEntries(latency.rates),
+          },
         },
-      },
-    };
+      };
+    });
   } finally {
-    await redis.stop();
-    redis.cleanup();
-    process.off('exit', killRedis);
     await cluster.stop();
   }
 }

@@ -3,7 +3,8 @@
  * own child process with its own key prefix (`lib/queue-measure.ts`).
  */
 import { Queue } from 'bullmq';
-import { startRedisServer, type RedisServer } from '@churn-risk/redis/testing';
+import type { RedisServer } from '@churn-risk/redis/testing';
+import { withBenchRedis } from '../lib/bench-redis.js';
 import {
   measureQueueServers,
   type JobCount,
@@ -33,26 +34,13 @@ export async function measureRedisServers(
   names: readonly string[],
   options: MeasureOptions,
 ): Promise<{ rounds: Map<string, RedisRound[]>; jobs: Map<string, JobCount> }> {
-  const redis = await startRedisServer();
-  const killRedis = (): void => {
-    try {
-      redis.signal('SIGKILL'); // this process exits midway (Ctrl-C: lib/child.ts exits)
-    } catch {
-      // already gone
-    }
-  };
-  process.once('exit', killRedis);
-  try {
-    return await measureQueueServers(names, options, {
+  return withBenchRedis((redis) =>
+    measureQueueServers(names, options, {
       serverFile: 'redis/server.ts',
       serverArgs: (name) => [name, redis.url, prefixOf(name)],
       pid: redis.pid,
       usesStore: (name) => !name.endsWith('-memory'),
       storedJobs: (name) => storedJobs(redis, name),
-    });
-  } finally {
-    await redis.stop();
-    redis.cleanup();
-    process.off('exit', killRedis);
-  }
+    }),
+  );
 }
