@@ -64,6 +64,12 @@ export {
   type FailedListOptions,
   type QueueCounts,
   type StoredAlert,
+  type AlertLeaseStore,
+  type FailedAlertStore,
+  type TakeOptions,
+  type RetryVerdict,
+  type FailVerdict,
+  type CompleteAndTake,
 } from './durable/alert-store.js';
 export {
   createDurableQueue,
@@ -72,6 +78,7 @@ export {
   type DurableQueueOptions,
 } from './durable/durable-queue.js';
 export { createMemoryStore, type MemoryStoreOptions } from './durable/memory-store.js';
+export { refuseUnknownOptions } from './options/known-options.js';
 export {
   createPushQueue,
   type DeliveredAlert,

@@ -3,7 +3,7 @@ import { createMemoryStore, type AlertStore, type StoredAlert } from '@churn-ris
 import { storeContract, type ContractTestApi } from '@churn-risk/core/testing';
 
 // SPEC 17: the contract passes the reference store, two instances on one back end in every case
-// (for the in-memory store, one object per scope), and fails each of six broken stores.
+// (for the in-memory store, one object per scope), and fails each of ten broken stores.
 
 const scopes = new Map<string, AlertStore>();
 const memory = (scope: string): AlertStore => {
@@ -33,11 +33,12 @@ function wrap(inner: AlertStore, bug: Bug): AlertStore {
     kind: 'broken',
     accept: (entry, options) => inner.accept(entry, options),
     take: (options) => inner.take(options),
-    extend: (id, token, leaseMs) => inner.extend(id, token, leaseMs),
+    extend: (id, token, leaseMs, stalls) => inner.extend(id, token, leaseMs, stalls),
     complete: (id, token) => inner.complete(id, token),
+    completeAndTake: (id, token, next) => inner.completeAndTake(id, token, next),
     scheduleRetry: (id, token, verdict) => inner.scheduleRetry(id, token, verdict),
     fail: (id, token, verdict) => inner.fail(id, token, verdict),
-    reclaimExpired: (options) => inner.reclaimExpired(options),
+    reclaimExpired: () => inner.reclaimExpired?.() ?? Promise.resolve(0),
     failed: (options) => inner.failed(options),
     retry: (id) => inner.retry(id),
     retryAll: () => inner.retryAll(),
@@ -64,7 +65,7 @@ function broken(bug: Bug): (scope: string) => AlertStore {
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
 
-/** The six bugs of SPEC 17, each alone. */
+/** The six bugs of SPEC 17 and four of SPEC 21, each alone. */
 const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
   '1. accept checks, then inserts': {
     caughtBy: '20 parallel accepts of one alert give exactly one "accepted"',
@@ -102,6 +103,13 @@ const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
         },
         extend: (id, _token, leaseMs) => inner.extend(id, holder(id), leaseMs),
         complete: (id) => done(id, inner.complete(id, holder(id))),
+        async completeAndTake(id, _token, next) {
+          const result = await done(id, inner.completeAndTake(id, holder(id), next));
+          if (result.next !== undefined) {
+            handedOut.set(result.next.id, { taken: result.next, token: next.token });
+          }
+          return result;
+        },
         scheduleRetry: (id, _token, verdict) =>
           done(id, inner.scheduleRetry(id, holder(id), verdict)),
         fail: (id, _token, verdict) => done(id, inner.fail(id, holder(id), verdict)),
@@ -147,6 +155,52 @@ const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
     caughtBy: 'health() reports a store that is down',
     bug: () => ({ health: () => Promise.resolve({ reachable: true }) }),
   },
+  // SPEC 21: the steps the port gained, and core computing every transition.
+  '7. completeAndTake ignores the token': {
+    caughtBy: 'completeAndTake completes under the token and takes the next alert, exclusively',
+    bug: (inner) => {
+      const holders = new Map<string, string>();
+      return {
+        async take(options) {
+          const taken = await inner.take(options);
+          if (taken !== undefined) holders.set(taken.id, options.token);
+          return taken;
+        },
+        completeAndTake: (id, _token, next) =>
+          inner.completeAndTake(id, holders.get(id) ?? '', next),
+      };
+    },
+  },
+  '8. the store counts tries itself': {
+    caughtBy: 'nothing is taken before its delay',
+    bug: (inner) => {
+      const counted = new Map<string, number>();
+      return {
+        scheduleRetry(id, token, verdict) {
+          const tries = (counted.get(id) ?? 0) + 1;
+          counted.set(id, tries);
+          return inner.scheduleRetry(id, token, { ...verdict, tries });
+        },
+      };
+    },
+  },
+  '9. the stall count core writes is dropped': {
+    caughtBy: 'an expired lease is taken over, marked lapsed; the stall count core writes is kept',
+    bug: (inner) => ({ extend: (id, token, leaseMs) => inner.extend(id, token, leaseMs) }),
+  },
+  '10. a reclaim soon after the last one is skipped': {
+    caughtBy: 'reclaimExpired does the whole job at every call (stores that reclaim on demand)',
+    bug: (inner) => {
+      let last = 0;
+      return {
+        reclaimExpired() {
+          if (Date.now() - last < 1_000) return Promise.resolve(0);
+          last = Date.now();
+          return inner.reclaimExpired?.() ?? Promise.resolve(0);
+        },
+      };
+    },
+  },
 };
 
 /** Runs the contract against `create`, returning the names of the cases that failed. */
@@ -175,7 +229,7 @@ async function failingCases(
   return failed;
 }
 
-describe('storeContract fails a store with any one of the six bugs of SPEC 17', () => {
+describe('storeContract fails a store with any one of the bugs of SPEC 17 and 21', () => {
   for (const [name, { bug, caughtBy }] of Object.entries(BUGS)) {
     it(
       name,

@@ -182,6 +182,22 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
       return taken === undefined ? undefined : { ...taken, token: t };
     });
 
+  /**
+   * Takes an alert whose lease expired from `store`, reclaiming first where the store reclaims on
+   * demand (else its engine's own timer puts the alert back).
+   */
+  const takeOver = (
+    store: AlertStore,
+    who: string,
+    lease = leaseMs,
+  ): Promise<StoredAlert & { token: string }> =>
+    eventually('the alert is taken over', timeout / 2, async () => {
+      await store.reclaimExpired?.();
+      const t = token(who);
+      const taken = await store.take({ token: t, leaseMs: lease });
+      return taken === undefined ? undefined : { ...taken, token: t };
+    });
+
   test.describe(`storeContract: ${options.name}`, () => {
     run('20 parallel accepts of one alert give exactly one "accepted"', async ({ a, b }) => {
       const alert = queuedAlert();
@@ -210,44 +226,111 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
       same(more, undefined, 'a take while all three are leased');
     });
 
-    run('an expired lease is taken over, with a stall counted', async ({ a, b }) => {
-      const [alert] = await accepted(a, 1);
-      const first = await takeOne(a, 'a');
-      same(first.entry.id, alert?.id, 'the alert taken');
-      same([first.tries, first.stalls], [0, 0], 'tries and stalls at the first take');
-      same(await b.take({ token: token('b'), leaseMs }), undefined, 'a take while leased');
-      await sleep(leaseMs + 50);
-      const second = await eventually('the alert is taken over', timeout / 2, async () => {
-        await b.reclaimExpired({ maxStalls: 3 });
-        const t = token('b');
-        const taken = await b.take({ token: t, leaseMs });
-        return taken === undefined ? undefined : { ...taken, token: t };
-      });
-      same(second.entry.id, alert?.id, 'the alert taken over');
-      same(second.entry.alert, alert?.alert, 'the alert as accepted');
-      same([second.tries, second.stalls], [0, 1], 'tries and stalls after the takeover');
-    });
+    run(
+      'an expired lease is taken over, marked lapsed; the stall count core writes is kept',
+      async ({ a, b }) => {
+        const [alert] = await accepted(a, 1);
+        const first = await takeOne(a, 'a');
+        same(first.entry.id, alert?.id, 'the alert taken');
+        same([first.tries, first.stalls, first.lapsed], [0, 0, false], 'the first take');
+        same(await b.take({ token: token('b'), leaseMs }), undefined, 'a take while leased');
+        await sleep(leaseMs + 50);
+        const second = await takeOver(b, 'b');
+        same(second.entry.id, alert?.id, 'the alert taken over');
+        same(second.entry.alert, alert?.alert, 'the alert as accepted');
+        same([second.tries, second.stalls, second.lapsed], [0, 0, true], 'the takeover');
+        same(await b.extend(second.id, second.token, leaseMs, 1), true, 'extend with stalls 1');
+        await sleep(leaseMs + 50);
+        const third = await takeOver(a, 'a');
+        same([third.stalls, third.lapsed], [1, true], 'the second takeover (the count kept)');
+        same(await a.extend(third.id, third.token, 60_000, 2), true, 'extend with stalls 2');
+        same(
+          await a.scheduleRetry(third.id, third.token, {
+            delayMs: 0,
+            tries: 1,
+            succeeded: [],
+            error: new Error('x'),
+          }),
+          true,
+          'scheduleRetry',
+        );
+        const fourth = await takeOne(b, 'b');
+        same([fourth.tries, fourth.stalls, fourth.lapsed], [1, 2, false], 'a take after a verdict');
+      },
+    );
+
+    run(
+      'reclaimExpired does the whole job at every call (stores that reclaim on demand)',
+      async ({ a, b }) => {
+        if (a.reclaimExpired === undefined || b.reclaimExpired === undefined) return;
+        await accepted(a, 1);
+        await takeOne(a, 'a');
+        await sleep(leaseMs + 50);
+        same(await b.reclaimExpired(), 1, 'alerts put back by the first reclaim');
+        const again = await takeOne(b, 'b');
+        same(again.lapsed, true, 'the alert put back is marked lapsed');
+        await sleep(leaseMs + 50);
+        // A store that skips a reclaim made soon after the last one (a check key that lives one
+        // interval) adds up to one whole interval to every takeover.
+        same(await a.reclaimExpired(), 1, 'alerts put back by a reclaim soon after the first');
+        same(await a.reclaimExpired(), 0, 'a reclaim with nothing expired');
+      },
+    );
+
+    run(
+      'completeAndTake completes under the token and takes the next alert, exclusively',
+      async ({ a, b }) => {
+        const alerts = await accepted(a, 3);
+        const first = await takeOne(a, 'a');
+        same(first.entry.id, alerts[0]?.id, 'the oldest alert is taken first');
+        const stale = token('stale');
+        const refused = await b.completeAndTake(first.id, stale, { token: token('b'), leaseMs });
+        same(refused.completed, false, 'completeAndTake with a token that holds nothing');
+        same(refused.next?.entry.id, alerts[1]?.id, 'its take happens all the same');
+        const nextToken = token('a');
+        const done = await a.completeAndTake(first.id, first.token, {
+          token: nextToken,
+          leaseMs: 60_000,
+        });
+        same(done.completed, true, 'completeAndTake by the holder');
+        same(done.next?.entry.id, alerts[2]?.id, 'the next alert taken');
+        same([done.next?.tries, done.next?.lapsed], [0, false], 'the next alert as stored');
+        same(await b.take({ token: token('b'), leaseMs }), undefined, 'a take while all leased');
+        const last = done.next;
+        check(last !== undefined, 'completeAndTake handed out an alert');
+        if (last === undefined) return;
+        same(await a.extend(last.id, nextToken, 60_000), true, 'the next alert is leased to it');
+        const end = await a.completeAndTake(last.id, nextToken, { token: token('a'), leaseMs });
+        same([end.completed, end.next], [true, undefined], 'completeAndTake with nothing due');
+        same((await b.counts()).completed, 2, 'completed alerts');
+      },
+    );
 
     run('a write with a stale token is refused', async ({ a, b }) => {
       await accepted(a, 1);
       const first = await takeOne(a, 'a');
       await sleep(leaseMs + 50);
-      const second = await eventually('the alert is taken over', timeout / 2, async () => {
-        await b.reclaimExpired({ maxStalls: 3 });
-        const t = token('b');
-        const taken = await b.take({ token: t, leaseMs: 60_000 });
-        return taken === undefined ? undefined : { ...taken, token: t };
-      });
+      const second = await takeOver(b, 'b', 60_000);
       const error = new Error('stale');
       same(await a.extend(first.id, first.token, leaseMs), false, 'extend with the stale token');
+      same(
+        await a.extend(first.id, first.token, leaseMs, 5),
+        false,
+        'extend with stalls and the stale token',
+      );
       same(await a.complete(first.id, first.token), false, 'complete with the stale token');
       same(
-        await a.scheduleRetry(first.id, first.token, { delayMs: 0, succeeded: ['x'], error }),
+        await a.scheduleRetry(first.id, first.token, {
+          delayMs: 0,
+          tries: 1,
+          succeeded: ['x'],
+          error,
+        }),
         false,
         'scheduleRetry with the stale token',
       );
       same(
-        await a.fail(first.id, first.token, { error, succeeded: ['x'] }),
+        await a.fail(first.id, first.token, { error, tries: 1, succeeded: ['x'] }),
         false,
         'fail with the stale token',
       );
@@ -266,6 +349,7 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
       same(
         await a.scheduleRetry(first.id, first.token, {
           delayMs,
+          tries: 7,
           succeeded: [],
           error: new Error('try 0'),
         }),
@@ -279,7 +363,7 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
         waited >= delayMs - 20,
         `the alert was taken ${String(waited)} ms after a ${String(delayMs)} ms delay`,
       );
-      same(again.tries, 1, 'tries after one retry');
+      same(again.tries, 7, 'tries as core wrote them (the store counts none of its own)');
     });
 
     run(
@@ -289,13 +373,22 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
         const first = await takeOne(a, 'a');
         const error = new Error('Handler b failed');
         same(
-          await a.scheduleRetry(first.id, first.token, { delayMs: 0, succeeded: ['a'], error }),
+          await a.scheduleRetry(first.id, first.token, {
+            delayMs: 0,
+            tries: 1,
+            succeeded: ['a'],
+            error,
+          }),
           true,
           'scheduleRetry',
         );
         const second = await takeOne(b, 'b');
         same([second.tries, second.succeeded], [1, ['a']], 'tries and record at the second take');
-        same(await b.fail(second.id, second.token, { error, succeeded: ['a', 'c'] }), true, 'fail');
+        same(
+          await b.fail(second.id, second.token, { error, tries: 2, succeeded: ['a', 'c'] }),
+          true,
+          'fail',
+        );
         const failed = await a.failed();
         same(failed.length, 1, 'failed alerts');
         same(
@@ -317,13 +410,14 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
       for (let tries = 1; tries < 3; tries++) {
         await a.scheduleRetry(taken.id, taken.token, {
           delayMs: 0,
+          tries,
           succeeded: [],
           error: new Error('x'),
         });
         taken = await takeOne(a, 'a');
       }
       same(taken.tries, 2, 'tries before the failure');
-      await a.fail(taken.id, taken.token, { error: new Error('x'), succeeded: [] });
+      await a.fail(taken.id, taken.token, { error: new Error('x'), tries: 3, succeeded: [] });
       let refused = false;
       try {
         await b.retry('no-such-alert');
@@ -342,7 +436,11 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
         await accepted(a, 3);
         for (let i = 0; i < 3; i++) {
           const taken = await takeOne(a, 'a');
-          await a.fail(taken.id, taken.token, { error: new Error('down'), succeeded: [] });
+          await a.fail(taken.id, taken.token, {
+            error: new Error('down'),
+            tries: 1,
+            succeeded: [],
+          });
         }
         // B fails every alert again as soon as it is back, while A's retryAll runs.
         const state = { stop: false };
@@ -356,7 +454,7 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
               continue;
             }
             refailed++;
-            await b.fail(taken.id, t, { error: new Error('down again'), succeeded: [] });
+            await b.fail(taken.id, t, { error: new Error('down again'), tries: 1, succeeded: [] });
           }
         })();
         let retried: number;
@@ -386,9 +484,14 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
       const one = await takeOne(a, 'a');
       await a.complete(one.id, one.token);
       const two = await takeOne(b, 'b');
-      await b.fail(two.id, two.token, { error, succeeded: [] });
+      await b.fail(two.id, two.token, { error, tries: 1, succeeded: [] });
       const three = await takeOne(a, 'a');
-      await a.scheduleRetry(three.id, three.token, { delayMs: 600_000, succeeded: [], error });
+      await a.scheduleRetry(three.id, three.token, {
+        delayMs: 600_000,
+        tries: 1,
+        succeeded: [],
+        error,
+      });
       await takeOne(b, 'b'); // stays active
       const expected = { waiting: 1, active: 1, delayed: 1, failed: 1, completed: 1 };
       same(await a.counts(), expected, 'counts from the first instance');

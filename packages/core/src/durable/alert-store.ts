@@ -7,15 +7,64 @@ export interface StoredAlert {
   readonly id: string;
   /** The alert as it was accepted. */
   readonly entry: QueuedAlert;
-  /** Tries made so far (0 before the first); the handlers see it as `context.attempt`. */
+  /** Tries made so far (0 before the first), as core last wrote them; the handlers see `context.attempt`. */
   readonly tries: number;
   /** Ids of the handlers that succeeded for the alert in earlier tries: the next try skips them. */
   readonly succeeded: readonly string[];
   /**
-   * How often a taker of this alert died (its lease expired and `reclaimExpired` put it back).
-   * Above `maxStalls`, core fails the alert at this take instead of running it (a poison alert).
+   * How often a taker of this alert died, as core last wrote it (`extend(..., stalls)`). Above
+   * `maxStalls`, core fails the alert at this take instead of running it (a poison alert).
    */
   readonly stalls: number;
+  /**
+   * The previous taker of this alert lost its lease without writing a verdict (it died or froze)
+   * and `reclaimExpired` put the alert back: this take is a takeover. Core counts the stall
+   * (`stalls + 1`), writes the count with `extend(id, token, leaseMs, stalls)` and fails the alert
+   * when it is above `maxStalls`. The store keeps the flag until one of core's writes clears it
+   * (that stall record, or any verdict).
+   */
+  readonly lapsed: boolean;
+}
+
+/** How a taker asks for an alert: its lease token, and how long the lease lasts. */
+export interface TakeOptions {
+  /** The taker's lease token: every later write of the alert must carry it. */
+  token: string;
+  /** How long the lease lasts, in ms (on the store's clock where it has one). */
+  leaseMs: number;
+}
+
+/**
+ * A try's verdict that another try follows, as core computed it (SPEC 21): the store writes these
+ * values under the taker's token and computes none of its own.
+ */
+export interface RetryVerdict {
+  /** The alert becomes due again this many ms from now. */
+  delayMs: number;
+  /** Tries made, this one included: the store writes the number, it never increments one. */
+  tries: number;
+  /** Ids of the handlers that succeeded so far: the next try skips them. */
+  succeeded: readonly string[];
+  /** The try's error; its message is kept (`failed()` shows it). */
+  error: Error;
+}
+
+/** The verdict of an alert that failed for good, as core computed it. */
+export interface FailVerdict {
+  /** Tries made, this one included. */
+  tries: number;
+  /** Ids of the handlers that succeeded (skipped when the alert is retried). */
+  succeeded: readonly string[];
+  /** The last try's error; its message is kept. */
+  error: Error;
+}
+
+/** What `completeAndTake` resolves with. */
+export interface CompleteAndTake {
+  /** Whether the completion went through (false, nothing written, once the lease was lost). */
+  completed: boolean;
+  /** The next due alert, leased to `next.token`; undefined when nothing was due. */
+  next: StoredAlert | undefined;
 }
 
 /** An alert that failed after its last try, as `failed()` lists it. */
@@ -78,74 +127,63 @@ export interface QueueCounts {
 }
 
 /**
- * What a pull-based durable back end implements (SPEC 17): storage, and nothing else. Core's
- * `createDurableQueue` runs the loops, the leases, the try protocol, the stall policy and
- * `onError`; a store keeps alerts, hands each to one taker at a time, and refuses every write of
- * a taker whose lease was lost (the write's `token` is not the one that holds the alert).
- *
- * `@churn-risk/redis` (BullMQ) and `@churn-risk/postgres` (pg-boss) implement it;
- * `createMemoryStore` is the reference implementation, and `storeContract` from
- * `@churn-risk/core/testing` is the test suite every store must pass.
+ * The lease operations of a pull-based durable back end (SPEC 17 and 21): what core's runner
+ * (`createDurableQueue`) needs to accept alerts, hand each to one taker at a time, and store the
+ * verdicts that core computed. Every write carries the taker's token and is refused (resolves
+ * `false`, writes nothing) once another token holds the alert or the lease ran out.
  */
-export interface AlertStore {
+export interface AlertLeaseStore {
   /** A short name for messages and health output, e.g. `'redis'`. */
   readonly kind: string;
   /**
    * Records the identity (`entry.id`) for `dedupeTtlMs` and stores the alert as due now, in one
    * atomic step: `'duplicate'` (nothing stored) when the identity is already recorded. The
-   * identity outlives the alert's job. Rejects when the store cannot record it.
+   * identity outlives the alert's job. Rejects when the store cannot record it, with the store's
+   * own reason (a refused write says so; never a password).
    */
   accept(entry: QueuedAlert, options: { dedupeTtlMs: number }): Promise<'accepted' | 'duplicate'>;
   /**
    * Hands one due alert to the taker of `token`, leased for `leaseMs`: no other take gets it while
-   * the lease holds. `undefined` when nothing is due. A store that can be woken (BullMQ's
-   * marker) may wait a short while for work before it answers `undefined`.
+   * the lease holds. `undefined` when nothing is due. A store that can be woken (BullMQ's marker,
+   * Postgres' `LISTEN`) may wait a short while for work before it answers `undefined`; its
+   * `stopTaking` ends that wait.
    */
-  take(options: { token: string; leaseMs: number }): Promise<StoredAlert | undefined>;
-  /** Extends the lease of `token` on alert `id`; false once the lease was lost. */
-  extend(id: string, token: string, leaseMs: number): Promise<boolean>;
+  take(options: TakeOptions): Promise<StoredAlert | undefined>;
+  /**
+   * Extends the lease of `token` on alert `id`; false once the lease was lost. With `stalls`, also
+   * writes that count and clears `lapsed` (core's count after a takeover).
+   */
+  extend(id: string, token: string, leaseMs: number, stalls?: number): Promise<boolean>;
   /** The alert is done; false (nothing written) once the lease was lost. */
   complete(id: string, token: string): Promise<boolean>;
   /**
-   * The try failed and another follows: the alert becomes due again after `delayMs`, with one
-   * more try counted and `succeeded` as its record. False (nothing written) once the lease was lost.
+   * `complete`, then `take(next)`, in one round trip where the engine allows (BullMQ's
+   * `fetchNext`, one SQL statement): how a busy consumer finishes an alert and starts the next.
+   * The take happens whether or not the completion went through.
    */
-  scheduleRetry(
-    id: string,
-    token: string,
-    verdict: { delayMs: number; succeeded: readonly string[]; error: Error },
-  ): Promise<boolean>;
+  completeAndTake(id: string, token: string, next: TakeOptions): Promise<CompleteAndTake>;
   /**
-   * The alert failed for good: it goes to the failed set with `error`'s message, one more try
-   * counted, and `succeeded` as its record. False (nothing written) once the lease was lost.
+   * The try failed and another follows: the alert becomes due again after `delayMs`, with core's
+   * `tries` and `succeeded` written. False (nothing written) once the lease was lost.
    */
-  fail(
-    id: string,
-    token: string,
-    verdict: { error: Error; succeeded: readonly string[] },
-  ): Promise<boolean>;
+  scheduleRetry(id: string, token: string, verdict: RetryVerdict): Promise<boolean>;
   /**
-   * Puts back the alerts whose lease expired (their taker died), counting a stall for each;
-   * resolves with how many. `maxStalls` is the limit core applies at the next take (a store may
-   * use it to mark the alerts over it, as BullMQ does).
+   * The alert failed for good: it goes to the failed set with `error`'s message and core's `tries`
+   * and `succeeded`. False (nothing written) once the lease was lost.
    */
-  reclaimExpired(options: { maxStalls: number }): Promise<number>;
-  /** Failed alerts, newest first. */
-  failed(options?: FailedListOptions): Promise<FailedAlert[]>;
+  fail(id: string, token: string, verdict: FailVerdict): Promise<boolean>;
   /**
-   * Puts a failed alert back, due now, with its tries and stalls counted afresh and its record of
-   * succeeded handlers kept. `id` is the job id `failed()` lists, or the alert identity. Rejects
-   * with a `TypeError` when there is no such failed alert.
+   * Puts back, due now, the alerts whose lease expired (their taker died or froze), each marked
+   * `lapsed`; counts nothing. Resolves with how many. Does the whole job every time it is called
+   * (core calls it every `reclaimIntervalMs`: a call the store skipped would add up to one more
+   * interval to the takeover bound), and is safe to call from many processes at once.
+   *
+   * Optional: a store whose engine puts expired leases back on a timer of its own (BullMQ's
+   * stalled checker, which `@churn-risk/redis` configures so that its bound holds) omits it, and
+   * then states and tests its own takeover bound.
    */
-  retry(id: string): Promise<void>;
-  /**
-   * Puts back every alert that is failed when it is called (a snapshot), once each, also when
-   * some fail again at once; resolves with how many.
-   */
-  retryAll(): Promise<number>;
-  /** Exact counts by state, across every process that shares the store. */
-  counts(): Promise<QueueCounts>;
-  /** Asks the store whether it answers (never throws). */
+  reclaimExpired?(): Promise<number>;
+  /** Asks the store whether it answers and can write (never throws). */
   health(): Promise<QueueHealth>;
   /** Alerts waiting for any taker: waiting and delayed. */
   depth(): Promise<number>;
@@ -158,3 +196,35 @@ export interface AlertStore {
   /** Releases what the store opened (never a connection the user passed in). */
   close(): Promise<void>;
 }
+
+/** The failed-set operations of a durable back end: what the tools (CLI, dashboards) need. */
+export interface FailedAlertStore {
+  /** Failed alerts, newest first. */
+  failed(options?: FailedListOptions): Promise<FailedAlert[]>;
+  /**
+   * Puts a failed alert back, due now, with its tries and stalls set to 0, `lapsed` cleared and its
+   * record of succeeded handlers kept. `id` is the job id `failed()` lists, or the alert identity.
+   * Rejects with a `TypeError` when there is no such failed alert.
+   */
+  retry(id: string): Promise<void>;
+  /**
+   * Puts back every alert that is failed when it is called (a snapshot), once each, also when
+   * some fail again at once; resolves with how many.
+   */
+  retryAll(): Promise<number>;
+  /** Exact counts by state, across every process that shares the store. */
+  counts(): Promise<QueueCounts>;
+}
+
+/**
+ * What a pull-based durable back end implements (SPEC 17 and 21): storage, and nothing else. Core's
+ * `createDurableQueue` runs the loops, the leases, the try protocol, the stall policy and
+ * `onError`, and computes every transition (tries, stalls, the record, the due time); a store
+ * keeps alerts, hands each to one taker at a time, and writes what core computed while the
+ * taker's token holds the alert.
+ *
+ * `@churn-risk/redis` (BullMQ) and `@churn-risk/postgres` (PostgreSQL's own tables) implement it;
+ * `createMemoryStore` is the reference implementation, and `storeContract` from
+ * `@churn-risk/core/testing` is the test suite every store must pass.
+ */
+export interface AlertStore extends AlertLeaseStore, FailedAlertStore {}

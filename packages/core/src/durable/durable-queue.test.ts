@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   AlertStalledError,
   createDurableQueue,
@@ -135,10 +135,14 @@ describe('createDurableQueue', () => {
       { dedupeTtlMs: 60_000 },
     );
     expect(accepted).toBe('accepted');
+    // Two takers die mid-alert; each counts the stall it found, as core's runner does.
     for (let death = 0; death < 2; death++) {
-      expect(await store.take({ token: `dead-${String(death)}`, leaseMs: 10 })).toBeDefined();
+      const token = `dead-${String(death)}`;
+      const taken = await store.take({ token, leaseMs: 10 });
+      expect(taken?.lapsed).toBe(death > 0);
+      if (taken?.lapsed === true) await store.extend(taken.id, token, 10, taken.stalls + 1);
       await sleep(20);
-      expect(await store.reclaimExpired({ maxStalls: 1 })).toBe(1);
+      expect(await store.reclaimExpired?.()).toBe(1);
     }
     const receiver = receiverOn(store, { maxStalls: 1 });
     const errors: unknown[] = [];
@@ -223,5 +227,76 @@ describe('createDurableQueue', () => {
     const store = createMemoryStore();
     expect(() => createDurableQueue(store, { leaseMs: 0 })).toThrow(TypeError);
     expect(() => createDurableQueue(store, { maxStalls: -1 })).toThrow(/maxStalls/);
+  });
+});
+
+/** `inner`, counting the calls of each method by name. */
+function counting(inner: AlertStore): { store: AlertStore; calls: Map<string, number> } {
+  const calls = new Map<string, number>();
+  const store = new Proxy(inner, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.set(String(key), (calls.get(String(key)) ?? 0) + 1);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { store, calls };
+}
+
+describe('createDurableQueue at the engine speed (SPEC 21)', () => {
+  it('finishes an alert and takes the next in one store call while alerts are due', async () => {
+    const { store, calls } = counting(createMemoryStore());
+    // Stored before the consumer starts taking: a backlog to drain.
+    const producer = createReceiver({
+      secret: SECRET,
+      queue: createDurableQueue(store),
+      consume: false,
+    });
+    for (let i = 0; i < 40; i++) expect((await producer.handle(request())).status).toBe(202);
+    const receiver = receiverOn(store, { concurrency: 1 });
+    let handled = 0;
+    receiver.on('churn_risk_alert', () => {
+      handled++;
+    });
+    await receiver.drain({ timeoutMs: 10_000 });
+    expect(handled).toBe(40);
+    const chained = calls.get('completeAndTake') ?? 0;
+    const separate = (calls.get('take') ?? 0) + (calls.get('complete') ?? 0);
+    // One call per alert: the completions took the next alert; separate takes and completions
+    // only at the start and the end of the backlog.
+    expect(chained).toBeGreaterThanOrEqual(39);
+    expect(separate).toBeLessThanOrEqual(6);
+    await Promise.all([receiver.close(), producer.close()]);
+  });
+
+  it('reclaims at every interval that passes, none skipped', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const { store, calls } = counting(createMemoryStore());
+      const receiver = receiverOn(store, { leaseMs: 1_000, reclaimIntervalMs: 1_000 });
+      receiver.on('churn_risk_alert', () => undefined);
+      await vi.advanceTimersByTimeAsync(0);
+      const first = calls.get('reclaimExpired') ?? 0;
+      for (let interval = 1; interval <= 10; interval++) {
+        await vi.advanceTimersByTimeAsync(1_000);
+        expect((calls.get('reclaimExpired') ?? 0) - first).toBe(interval);
+      }
+      await receiver.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('refuses an option it does not know, naming the right one', () => {
+    const store = createMemoryStore();
+    expect(() =>
+      createDurableQueue(store, { lockDurationMs: 5_000 } as unknown as DurableQueueOptions),
+    ).toThrow(/"lockDurationMs".*leaseMs/);
+    expect(() =>
+      createDurableQueue(store, { pollIntervalMS: 5 } as unknown as DurableQueueOptions),
+    ).toThrow(/"pollIntervalMS" \(did you mean pollIntervalMs\?\)/);
   });
 });

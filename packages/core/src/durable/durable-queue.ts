@@ -7,6 +7,7 @@ import type {
   QueuedAlert,
 } from '../receiver/alert-queue.js';
 import { integerOption } from '../receiver/integer-option.js';
+import { refuseUnknownOptions } from '../options/known-options.js';
 import { runStoredTry, type TryVerdict } from '../receiver/try-protocol.js';
 import type {
   AlertStore,
@@ -26,7 +27,11 @@ export interface DurableQueueOptions {
    * after the death (60 s with the defaults). Default 30,000.
    */
   leaseMs?: number;
-  /** How often a consuming process puts back alerts whose taker died, in ms. Default `min(leaseMs, 30000)`. */
+  /**
+   * How often a consuming process puts back alerts whose taker died (`store.reclaimExpired()`), in
+   * ms; every call does the whole job, so a dead taker's alert is taken over at most `leaseMs +
+   * reclaimIntervalMs` after its last renewal. Default `min(leaseMs, 30000)`.
+   */
   reclaimIntervalMs?: number;
   /**
    * An alert whose taker died mid-alert more than this many times (it crashes every process that
@@ -36,7 +41,10 @@ export interface DurableQueueOptions {
   maxStalls?: number;
   /** How long an alert identity is remembered for de-duplication, in ms. Default 72 hours. */
   dedupeTtlMs?: number;
-  /** Longest wait for the store to record an alert; beyond it the answer is 503. Default 2,000. */
+  /**
+   * Longest wait for the store to record an alert; beyond it the answer is 503. It bounds the
+   * accept and nothing else (`health()` and `depth()` have a bound of their own, 2 s). Default 2,000.
+   */
   enqueueTimeoutMs?: number;
   /** How long a consuming process waits before asking again when nothing was due, in ms. Default 250. */
   pollIntervalMs?: number;
@@ -75,10 +83,33 @@ export const DURABLE_QUEUE_DEFAULTS = Object.freeze({
   pollIntervalMs: 250,
 });
 
+/** The options `createDurableQueue` knows (anything else is a `TypeError`). */
+const OPTION_KEYS = [
+  'leaseMs',
+  'reclaimIntervalMs',
+  'maxStalls',
+  'dedupeTtlMs',
+  'enqueueTimeoutMs',
+  'pollIntervalMs',
+] as const;
+/** Old and mistaken names, with the right one. */
+const RENAMED = {
+  lockDurationMs: 'the lease is called leaseMs',
+  stalledIntervalMs: 'the reclaim interval is called reclaimIntervalMs',
+} as const;
+/** How long `health()` and `depth()` wait for the store. */
+const STATUS_TIMEOUT_MS = 2_000;
+
 const ACCEPTED: AcceptedAlert = Object.freeze({ done: Promise.resolve() });
 /** A take that answers "nothing due" faster than this did not wait: the pump naps. */
 const INSTANT_MS = 5;
 const STORE_BACKOFF_MS = 500;
+
+/** An alert this process took, with the token it holds it by. */
+interface Taken {
+  readonly taken: StoredAlert;
+  readonly token: string;
+}
 
 /** A random id for this process's leases (a lease token is `<instance>:<n>`). */
 function instanceId(): string {
@@ -122,6 +153,7 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
   #storeDown = false;
 
   constructor(store: S, options: DurableQueueOptions) {
+    refuseUnknownOptions('createDurableQueue', options, OPTION_KEYS, RENAMED);
     this.store = store;
     this.#leaseMs = integerOption('leaseMs', options.leaseMs ?? DURABLE_QUEUE_DEFAULTS.leaseMs, 1);
     this.#reclaimIntervalMs = integerOption(
@@ -175,6 +207,7 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     if (this.#processor === undefined || this.#consuming || this.#stopping) return;
     this.#consuming = true;
     this.#fill();
+    if (this.store.reclaimExpired === undefined) return; // the engine reclaims on its own timer
     void this.#reclaim();
     this.#reclaimTimer = setInterval(() => void this.#reclaim(), this.#reclaimIntervalMs);
   }
@@ -216,7 +249,7 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
   depth(): Promise<number> {
     return withTimeout(
       this.store.depth(),
-      this.#enqueueTimeoutMs,
+      STATUS_TIMEOUT_MS,
       `The ${this.kind} store did not answer`,
     );
   }
@@ -224,7 +257,7 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
   async health(): Promise<QueueHealth> {
     try {
       const message = `The ${this.kind} store did not answer`;
-      return await withTimeout(this.store.health(), this.#enqueueTimeoutMs, message);
+      return await withTimeout(this.store.health(), STATUS_TIMEOUT_MS, message);
     } catch (error) {
       return { reachable: false, error: describe(error) };
     }
@@ -249,11 +282,6 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
 
   counts(): Promise<QueueCounts> {
     return this.store.counts();
-  }
-
-  /** Whether `close` was called (read through a call: it changes during the pump's awaits). */
-  #halted(): boolean {
-    return this.#stopping;
   }
 
   /** An alert may be due, or a slot is free: naps end, and takes start where there is room. */
@@ -295,7 +323,7 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
 
   /** One take; its alert's try runs on its own, and the next takes start. */
   async #takeOne(processor: AlertProcessor): Promise<void> {
-    const token = `${this.#instance}:${String(++this.#tokens)}`;
+    const token = this.#token();
     const started = Date.now();
     let taken: StoredAlert | undefined;
     try {
@@ -303,7 +331,7 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
       this.#storeUp(processor);
     } catch (error) {
       this.#taking--;
-      if (this.#halted()) return;
+      if (this.#stopping) return;
       this.#storeFailed(processor, error);
       this.#drained = true;
       await this.#nap(STORE_BACKOFF_MS);
@@ -317,22 +345,58 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
       void this.#run(processor, taken, token);
     } else {
       this.#drained = true;
-      if (!this.#halted() && Date.now() - started < INSTANT_MS && this.#pollIntervalMs > 0) {
+      if (!this.#stopping && Date.now() - started < INSTANT_MS && this.#pollIntervalMs > 0) {
         await this.#nap(this.#pollIntervalMs);
       }
     }
     this.#fill();
   }
 
-  /** One try of a taken alert, its lease renewed until its verdict is stored. */
+  /** A fresh lease token of this process. */
+  #token(): string {
+    return `${this.#instance}:${String(++this.#tokens)}`;
+  }
+
+  /**
+   * Runs a taken alert's try, and, while this process is consuming, the alerts its completions
+   * took next (`completeAndTake`: one round trip per alert), all in one slot.
+   */
   async #run(processor: AlertProcessor, taken: StoredAlert, token: string): Promise<void> {
     this.#running++;
+    try {
+      let next: Taken | undefined = { taken, token };
+      while (next !== undefined) next = await this.#runOne(processor, next.taken, next.token);
+    } finally {
+      this.#running--;
+      this.#fill(); // a slot is free
+    }
+  }
+
+  /**
+   * One try of a taken alert, its lease renewed until its verdict is stored; resolves with the
+   * alert its completion took next, if any. Core computes the stall count of a takeover here and
+   * writes it before the try (a poison alert that kills every taker is counted all the same).
+   */
+  async #runOne(
+    processor: AlertProcessor,
+    taken: StoredAlert,
+    token: string,
+  ): Promise<Taken | undefined> {
+    let chained: Taken | undefined;
     const lease = this.#renewLease(processor, taken, token);
     try {
+      let stalls = taken.stalls;
+      if (taken.lapsed) {
+        stalls += 1;
+        if (!(await this.#recordStall(processor, taken, token, stalls))) return undefined;
+      }
       const input = processor.input(taken.entry);
-      await runStoredTry(input, taken, this.#maxStalls, (verdict) =>
-        this.#store(processor, taken, token, verdict),
-      );
+      const stored = { tries: taken.tries, succeeded: taken.succeeded, stalls };
+      await runStoredTry(input, stored, this.#maxStalls, async (verdict) => {
+        const { written, next } = await this.#store(processor, taken, token, verdict);
+        chained = next;
+        return written;
+      });
     } catch (error) {
       processor.logger.error(
         { id: taken.entry.id, err: error },
@@ -340,9 +404,29 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
       );
     } finally {
       clearInterval(lease);
-      this.#running--;
-      this.#fill(); // a slot is free
     }
+    if (chained !== undefined) this.#drained = false;
+    return chained;
+  }
+
+  /** Writes the stall count of a takeover; false when the lease is already gone (or the store). */
+  async #recordStall(
+    processor: AlertProcessor,
+    taken: StoredAlert,
+    token: string,
+    stalls: number,
+  ): Promise<boolean> {
+    try {
+      if (await this.store.extend(taken.id, token, this.#leaseMs, stalls)) return true;
+      processor.logger.warn(
+        { id: taken.entry.id },
+        `churn-risk: the lease on alert ${taken.entry.id} was lost before its try started`,
+      );
+    } catch (error) {
+      // Not run: the alert stays leased until its lease ends, then it is taken over again.
+      this.#storeFailed(processor, error);
+    }
+    return false;
   }
 
   /** Renews the lease every half of it; a refused renewal is logged once. */
@@ -373,40 +457,61 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     return timer;
   }
 
+  /** Whether a completion also takes the next alert (this process consumes, and runs on). */
+  #chains(): boolean {
+    return this.#consuming && !this.#stopping;
+  }
+
   /**
-   * Stores a try's verdict; true when it went through. A store error is retried (the lease is
-   * still renewed meanwhile) until the lease would have run out: then the alert is left to be
-   * taken over, and nothing is reported for it here.
+   * Stores a try's verdict, with the tries core counted; `written` is true when it went through.
+   * A completion takes the next alert in the same round trip while this process consumes. A store
+   * error is retried (the lease is still renewed meanwhile) until the lease would have run out:
+   * then the alert is left to be taken over, and nothing is reported for it here.
    */
   async #store(
     processor: AlertProcessor,
     taken: StoredAlert,
     token: string,
     verdict: TryVerdict,
-  ): Promise<boolean> {
-    const write = (): Promise<boolean> => {
-      if (verdict.outcome === 'completed') return this.store.complete(taken.id, token);
+  ): Promise<{ written: boolean; next: Taken | undefined }> {
+    const tries = taken.tries + 1;
+    const write = async (): Promise<{ written: boolean; next: Taken | undefined }> => {
+      if (verdict.outcome === 'completed') {
+        if (!this.#chains()) {
+          return { written: await this.store.complete(taken.id, token), next: undefined };
+        }
+        const nextToken = this.#token();
+        const done = await this.store.completeAndTake(taken.id, token, {
+          token: nextToken,
+          leaseMs: this.#leaseMs,
+        });
+        const next = done.next === undefined ? undefined : { taken: done.next, token: nextToken };
+        return { written: done.completed, next };
+      }
       const { error, succeeded } = verdict;
-      if (verdict.outcome === 'failed')
-        return this.store.fail(taken.id, token, { error, succeeded });
-      return this.store.scheduleRetry(taken.id, token, {
-        delayMs: verdict.delayMs,
-        succeeded,
-        error,
-      });
+      const written =
+        verdict.outcome === 'failed'
+          ? await this.store.fail(taken.id, token, { error, succeeded, tries })
+          : await this.store.scheduleRetry(taken.id, token, {
+              delayMs: verdict.delayMs,
+              tries,
+              succeeded,
+              error,
+            });
+      return { written, next: undefined };
     };
     const deadline = Date.now() + this.#leaseMs;
     for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
       try {
-        const written = await write();
-        if (!written) {
+        const result = await write();
+        if (!result.written) {
           processor.logger.warn(
             { id: taken.entry.id, outcome: verdict.outcome },
             `churn-risk: the outcome of alert ${taken.entry.id} was not stored: its lease was ` +
               'lost and another process takes it over',
           );
         }
-        return written;
+        return result;
       } catch (error) {
         if (Date.now() + wait > deadline) {
           processor.logger.error(
@@ -414,7 +519,7 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
             `churn-risk: the outcome of alert ${taken.entry.id} could not be stored ` +
               `(${describe(error)}); it will be taken over once its lease expires`,
           );
-          return false;
+          return { written: false, next: undefined };
         }
         await nap(wait).done;
       }
@@ -427,11 +532,13 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     if (this.#reclaiming || this.#stopping || processor === undefined) return;
     this.#reclaiming = true;
     try {
-      const reclaimed = await this.store.reclaimExpired({ maxStalls: this.#maxStalls });
+      const reclaimed = (await this.store.reclaimExpired?.()) ?? 0;
       this.#storeUp(processor);
       if (reclaimed > 0) this.#poke();
     } catch (error) {
-      if (!this.#halted()) this.#storeFailed(processor, error);
+      // `close()` may have been called during the await (the narrowing above does not see it).
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+      if (!this.#stopping) this.#storeFailed(processor, error);
     } finally {
       this.#reclaiming = false;
     }

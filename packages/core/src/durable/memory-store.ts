@@ -2,10 +2,14 @@ import type { QueueHealth, QueuedAlert } from '../receiver/alert-queue.js';
 import {
   resolveFailedListOptions,
   type AlertStore,
+  type CompleteAndTake,
   type FailedAlert,
   type FailedListOptions,
+  type FailVerdict,
   type QueueCounts,
+  type RetryVerdict,
   type StoredAlert,
+  type TakeOptions,
 } from './alert-store.js';
 
 /** Options of `createMemoryStore`. */
@@ -28,6 +32,8 @@ interface Job {
   tries: number;
   succeeded: readonly string[];
   stalls: number;
+  /** Put back by `reclaimExpired` after its taker's lease ran out, and no write of core's since. */
+  lapsed: boolean;
   /** Due time (waiting), or lease end (active), in ms. */
   at: number;
   token: string | undefined;
@@ -81,6 +87,7 @@ class MemoryAlertStore implements AlertStore {
       tries: 0,
       succeeded: [],
       stalls: 0,
+      lapsed: false,
       at: now,
       token: undefined,
       error: undefined,
@@ -89,69 +96,81 @@ class MemoryAlertStore implements AlertStore {
     return 'accepted';
   }
 
-  async take(options: { token: string; leaseMs: number }): Promise<StoredAlert | undefined> {
+  async take(options: TakeOptions): Promise<StoredAlert | undefined> {
     await this.#check();
+    return this.#take(options);
+  }
+
+  #take(options: TakeOptions): StoredAlert | undefined {
     const now = this.#now();
     for (const job of this.#jobs.values()) {
       if (job.state !== 'waiting' || job.at > now) continue;
       job.state = 'active';
       job.token = options.token;
       job.at = now + options.leaseMs;
-      const { id, entry, tries, succeeded, stalls } = job;
-      return { id, entry, tries, succeeded, stalls };
+      const { id, entry, tries, succeeded, stalls, lapsed } = job;
+      return { id, entry, tries, succeeded, stalls, lapsed };
     }
     return undefined;
   }
 
-  async extend(id: string, token: string, leaseMs: number): Promise<boolean> {
+  async extend(id: string, token: string, leaseMs: number, stalls?: number): Promise<boolean> {
     await this.#check();
     const job = this.#leased(id, token);
     if (job === undefined) return false;
     job.at = this.#now() + leaseMs;
+    if (stalls !== undefined) {
+      job.stalls = stalls;
+      job.lapsed = false;
+    }
     return true;
   }
 
   async complete(id: string, token: string): Promise<boolean> {
     await this.#check();
+    return this.#complete(id, token);
+  }
+
+  async completeAndTake(id: string, token: string, next: TakeOptions): Promise<CompleteAndTake> {
+    await this.#check();
+    const completed = this.#complete(id, token);
+    return { completed, next: this.#take(next) };
+  }
+
+  #complete(id: string, token: string): boolean {
     const job = this.#leased(id, token);
     if (job === undefined) return false;
     this.#finish(job, 'completed');
     return true;
   }
 
-  async scheduleRetry(
-    id: string,
-    token: string,
-    verdict: { delayMs: number; succeeded: readonly string[]; error: Error },
-  ): Promise<boolean> {
+  async scheduleRetry(id: string, token: string, verdict: RetryVerdict): Promise<boolean> {
     await this.#check();
     const job = this.#leased(id, token);
     if (job === undefined) return false;
     job.state = 'waiting';
     job.token = undefined;
-    job.tries += 1;
+    job.lapsed = false;
+    job.tries = verdict.tries;
     job.succeeded = [...verdict.succeeded];
     job.error = verdict.error.message;
     job.at = this.#now() + verdict.delayMs;
     return true;
   }
 
-  async fail(
-    id: string,
-    token: string,
-    verdict: { error: Error; succeeded: readonly string[] },
-  ): Promise<boolean> {
+  async fail(id: string, token: string, verdict: FailVerdict): Promise<boolean> {
     await this.#check();
     const job = this.#leased(id, token);
     if (job === undefined) return false;
-    job.tries += 1;
+    job.lapsed = false;
+    job.tries = verdict.tries;
     job.succeeded = [...verdict.succeeded];
     job.error = verdict.error.message;
     this.#finish(job, 'failed');
     return true;
   }
 
-  async reclaimExpired(_options: { maxStalls: number }): Promise<number> {
+  async reclaimExpired(): Promise<number> {
     await this.#check();
     const now = this.#now();
     let reclaimed = 0;
@@ -159,7 +178,7 @@ class MemoryAlertStore implements AlertStore {
       if (job.state !== 'active' || job.at > now) continue;
       job.state = 'waiting';
       job.token = undefined;
-      job.stalls += 1;
+      job.lapsed = true;
       job.at = now;
       reclaimed++;
     }
@@ -244,6 +263,7 @@ class MemoryAlertStore implements AlertStore {
     job.state = 'waiting';
     job.tries = 0;
     job.stalls = 0;
+    job.lapsed = false;
     job.error = undefined;
     job.finishedAt = undefined;
     job.at = this.#now();
