@@ -201,6 +201,41 @@ describe('createDurableQueue', () => {
     await receiver.close();
   });
 
+  it('names the store when it refuses the write: in the log line and in health(), never in the answer', async () => {
+    const store = createMemoryStore();
+    const refusing = new Proxy(store, {
+      get(target, key) {
+        if (key === 'accept') {
+          return () => Promise.reject(new Error('permission denied for table alert_job'));
+        }
+        if (key === 'health') {
+          return () =>
+            Promise.resolve({ reachable: false, error: 'permission denied for table alert_job' });
+        }
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      },
+    });
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+      lines.push(args.map(String).join(' '));
+    });
+    try {
+      const receiver = createReceiver({ secret: SECRET, queue: createDurableQueue(refusing) });
+      const answer = await receiver.handle(request());
+      expect(answer.status).toBe(503);
+      expect(answer.body).not.toMatch(/permission denied/);
+      const line = lines.find((text) => text.includes('503 OVERLOADED'));
+      expect(line).toMatch(/The queue store failed: permission denied for table alert_job\./);
+      expect(line).not.toMatch(/handlers are slower/);
+      const health = await receiver.health();
+      expect(JSON.stringify(health)).toMatch(/permission denied for table alert_job/);
+      await receiver.close();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('close() waits for the running try and stores its verdict, then takes nothing more', async () => {
     const store = createMemoryStore();
     const receiver = receiverOn(store);

@@ -20,6 +20,15 @@ const SERVER_ERROR_FIXES: Partial<Record<WebhookErrorCode, string>> = {
     'Fix: see the handler error logged before this line; the service redelivers the alert.',
 };
 
+/** The fix of a `503` whose cause is the queue store's own error. */
+function storeFix(storeError: string): string {
+  const sentence = /[.!?]$/.test(storeError) ? storeError : `${storeError}.`;
+  return (
+    `The queue store failed: ${sentence} Fix: make the store reachable and writable by this ` +
+    "process (its role's rights, its URL; `receiver.health()` reports it). The service retries."
+  );
+}
+
 /** The usual cause of each summarised code, named in its status's summary line. */
 const REFUSAL_CAUSES: Partial<Record<WebhookErrorCode, string>> = {
   INVALID_SIGNATURE:
@@ -146,12 +155,16 @@ export class DefaultRefusalLog {
     }
   }
 
-  /** A refused delivery: a `5xx` is written at once, a `401`, `413` or `400` counted. */
-  refused(status: number, code: WebhookErrorCode, message: string): void {
+  /**
+   * A refused delivery: a `5xx` is written at once, a `401`, `413` or `400` counted. `storeError`:
+   * the message of the queue store's own error, when the store refused the write or did not
+   * answer (the line then names it, and not the handlers' speed).
+   */
+  refused(status: number, code: WebhookErrorCode, message: string, storeError?: string): void {
     const summary = this.#summaries.get(status);
     if (summary !== undefined) summary.count(code);
     else if (status >= 500) {
-      const fix = SERVER_ERROR_FIXES[code];
+      const fix = storeError === undefined ? SERVER_ERROR_FIXES[code] : storeFix(storeError);
       this.#logger.error(
         { status, code },
         `churn-risk delivery refused with ${status} ${code}: ${message}${fix === undefined ? '' : ` ${fix}`}`,

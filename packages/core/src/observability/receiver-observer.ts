@@ -85,8 +85,18 @@ export class ReceiverObserver {
     if (refusal !== undefined) {
       const { status, code, message } = refusal;
       rejection = { status, code, message, receivedAt: new Date(this.#now()) };
-      this.logger.warn({ status, code }, `churn-risk delivery refused: ${message}`);
-      this.#defaultLog?.refused(status, code, message);
+      // A 503 because the queue's store refused the write or did not answer names the store's own
+      // error in the log (never in the answer): a store that refuses writes is not "overloaded".
+      const storeError = status === 503 ? causeOf(error) : undefined;
+      if (storeError === undefined) {
+        this.logger.warn({ status, code }, `churn-risk delivery refused: ${message}`);
+      } else {
+        this.logger.warn(
+          { status, code, err: storeError },
+          `churn-risk delivery refused: ${message} The queue store failed: ${storeError.message}`,
+        );
+      }
+      this.#defaultLog?.refused(status, code, message, storeError?.message);
     } else if (isIntegrationError(error)) {
       // The receiver is mounted the wrong way: every delivery fails until the code changes.
       const { status, code, message } = error;
@@ -160,4 +170,10 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
     (typeof value === 'object' || typeof value === 'function') &&
     typeof (value as { then?: unknown }).then === 'function'
   );
+}
+
+/** The error a refusal wraps (`cause`), when it is one. */
+function causeOf(error: unknown): Error | undefined {
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause instanceof Error ? cause : undefined;
 }
