@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from '../options/known-options.js';
 import { z } from 'zod';
 import type { ServiceError } from '../client/service-error.js';
 import { parseInput } from '../client/validate-input.js';
@@ -56,6 +57,13 @@ export interface ResolvedBatcherOptions {
 
 /** Applies the defaults; throws a `VALIDATION_ERROR` for a bad option. */
 export function resolveBatcherOptions(options: BatcherOptions): ResolvedBatcherOptions {
+  refuseUnknownOptions('createEventBatcher', options, [
+    'flushInterval',
+    'maxSize',
+    'maxQueueSize',
+    'onFlush',
+    'onError',
+  ]);
   const resolved: ResolvedBatcherOptions = {
     flushInterval: options.flushInterval ?? BATCHER_DEFAULTS.flushInterval,
     maxSize: options.maxSize ?? BATCHER_DEFAULTS.maxSize,

@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from '../options/known-options.js';
 import { isLoopbackHost } from '../wire/schemas.js';
 import { abortableSleep, type Sleep } from './abortable-sleep.js';
 import { isClientEnv, resolveBaseUrl } from './base-url.js';
@@ -85,9 +86,23 @@ function resolveClientBaseUrl(options: ClientOptions): { baseUrl: string; url: U
   return { baseUrl, url: checkBaseUrl(baseUrl, 'baseUrl') };
 }
 
+/** The options the client knows: any other key is a `TypeError`. */
+const CLIENT_OPTION_KEYS = [
+  'apiKey',
+  'env',
+  'baseUrl',
+  'timeout',
+  'maxRetries',
+  'onRequest',
+  'onResponse',
+  'fetch',
+  'logLevel',
+  'logger',
+] as const satisfies readonly (keyof ClientOptions)[];
+
 /**
  * Applies defaults and checks the options; throws a `VALIDATION_ERROR` naming the bad option (or
- * the environment variable it came from).
+ * the environment variable it came from), and a `TypeError` for an option it does not know.
  */
 export function resolveClientOptions(
   given: ClientOptions | undefined,
@@ -99,6 +114,10 @@ export function resolveClientOptions(
     throw validationError('options must be an object');
   }
   const options: ClientOptions = given ?? {};
+  refuseUnknownOptions('ChurnRiskClient', options, CLIENT_OPTION_KEYS, {
+    retries: 'the number of retries is called maxRetries',
+    timeoutMs: 'the time-out is called timeout (milliseconds)',
+  });
   const apiKey = resolveApiKey(options.apiKey);
   if (options.env !== undefined && !isClientEnv(options.env)) {
     throw validationError('env must be "production" or "staging"');

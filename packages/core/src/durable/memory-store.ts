@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from '../options/known-options.js';
 import type { QueueHealth, QueuedAlert } from '../receiver/alert-queue.js';
 import {
   resolveFailedListOptions,
@@ -281,5 +282,6 @@ class MemoryAlertStore implements AlertStore {
  * const receiver = createReceiver({ secret: 'whsec_test', queue });
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): AlertStore {
+  refuseUnknownOptions('createMemoryStore', options, ['now', 'available']);
   return new MemoryAlertStore(options);
 }

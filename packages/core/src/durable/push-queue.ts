@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from '../options/known-options.js';
 import type {
   AcceptResult,
   AcceptedAlert,
@@ -193,5 +194,12 @@ class PlatformPushQueue implements PushQueue {
  * const receiver = createReceiver({ secret, queue });
  */
 export function createPushQueue(options: PushQueueOptions): PushQueue {
+  refuseUnknownOptions('createPushQueue', options, [
+    'kind',
+    'send',
+    'health',
+    'enqueueTimeoutMs',
+    'maxStalls',
+  ]);
   return new PlatformPushQueue(options);
 }

@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from '../options/known-options.js';
 import { integerOption } from './integer-option.js';
 import type { DedupeStore } from './types.js';
 
@@ -41,6 +42,7 @@ const INITIAL_SLOTS = 1024;
  * const receiver = createReceiver({ secret, dedupe: { store: createMemoryDedupeStore({ maxEntries: 1000 }) } });
  */
 export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}): MemoryDedupeStore {
+  refuseUnknownOptions('createMemoryDedupeStore', options, ['maxEntries', 'now']);
   const maxEntries = integerOption(
     'maxEntries',
     options.maxEntries ?? DEFAULT_DEDUPE_MAX_ENTRIES,

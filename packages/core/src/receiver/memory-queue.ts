@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from '../options/known-options.js';
 import type {
   AcceptOptions,
   AcceptResult,
@@ -93,6 +94,7 @@ export const MEMORY_QUEUE_DEFAULTS = Object.freeze({
  * const receiver = createReceiver({ secret, queue: createMemoryQueue({ maxQueue: 1000 }) });
  */
 export function createMemoryQueue(options: MemoryQueueOptions = {}): AlertQueue {
+  refuseUnknownOptions('createMemoryQueue', options, ['maxQueue', 'dedupe']);
   const maxQueue = integerOption('maxQueue', options.maxQueue ?? MEMORY_QUEUE_DEFAULTS.maxQueue, 0);
   if (options.dedupe === false) return new MemoryQueue(maxQueue, undefined, 0);
   const dedupe = options.dedupe ?? {};

@@ -2,12 +2,34 @@ import type { SignedContent } from '../signature/verify.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../signature/verify.js';
 import { secretKeys } from '../signature/secrets.js';
 import type { AlertQueue } from './alert-queue.js';
+import { refuseUnknownOptions } from '../options/known-options.js';
 import { integerOption } from './integer-option.js';
 import { DEFAULT_KEEP_ALIVE_BUDGET_MS } from './keep-alive.js';
 import { createMemoryQueue, MEMORY_QUEUE_DEFAULTS } from './memory-queue.js';
 import { resolveRetryPolicy } from './retry-policy.js';
 import type { RetryPolicy } from './try-protocol.js';
 import type { ReceiverOptions } from './types.js';
+
+/** The options `createReceiver` knows: any other key is a `TypeError`. */
+const RECEIVER_OPTION_KEYS = [
+  'secret',
+  'tolerance',
+  'signedContent',
+  'signatureHeader',
+  'timestampHeader',
+  'maxBodyBytes',
+  'mode',
+  'concurrency',
+  'maxQueue',
+  'retries',
+  'dedupe',
+  'queue',
+  'consume',
+  'keepAliveBudgetMs',
+  'logger',
+  'tracer',
+  'now',
+] as const satisfies readonly (keyof ReceiverOptions)[];
 
 /** The receiver's defaults, SPEC section 4. */
 export const RECEIVER_DEFAULTS = Object.freeze({
@@ -96,6 +118,11 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
   if (typeof (options as unknown) !== 'object' || (options as unknown) === null) {
     throw new TypeError('createReceiver needs an options object with a `secret`.');
   }
+  refuseUnknownOptions('createReceiver', options, RECEIVER_OPTION_KEYS, {
+    onError: 'onError is a method: call receiver.onError(fn) after createReceiver',
+    onRejected: 'onRejected is a method: call receiver.onRejected(fn) after createReceiver',
+    handlers: "handlers are registered with receiver.on('churn_risk_alert', handler)",
+  });
   secretKeys(options.secret); // throws TypeError for a missing or empty secret
   const mode = options.mode ?? RECEIVER_DEFAULTS.mode;
   if (!['async', 'sync'].includes(mode)) throw new TypeError(`mode must be 'async' or 'sync'.`);
