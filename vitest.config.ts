@@ -4,12 +4,6 @@ import { defineConfig } from 'vitest/config';
 // `src/`, so `pnpm test` needs no build. A separate test (test/dist) builds and imports `dist/`.
 const conditions = ['@churn-risk/source', 'module', 'node', 'development|production'];
 
-// @churn-risk/postgres needs Node >= 22.12 (pg-boss 12): under an older Node its tests are left to
-// test/postgres/node-versions.test.ts, which runs them under the npm package node@22 with the package's
-// own vitest config.
-const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-const postgresNode = major > 22 || (major === 22 && minor >= 12);
-
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['@churn-risk/source'] } },
@@ -29,7 +23,6 @@ export default defineConfig({
       '**/node_modules/**',
       '**/dist/**',
       '**/.next/**',
-      ...(postgresNode ? [] : ['packages/postgres/**']),
     ],
     testTimeout: 30_000,
     hookTimeout: 180_000,

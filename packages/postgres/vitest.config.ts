@@ -1,10 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// The tests of @churn-risk/postgres run under Node >= 22.12 (pg-boss 12's range): the root suite
-// runs them with this config in a child process under the npm package node@22
-// (test/postgres/node-versions.test.ts). Not the root config's `module` condition: it resolves
-// @opentelemetry/api (which pg-boss imports) to an ES build that Node cannot load.
-const conditions = ['@churn-risk/source', 'node', 'development|production'];
+// The tests of @churn-risk/postgres, with the root config's conditions (workspace packages resolve
+// to their `src/`). They run under every supported Node, 20 included: `npx vitest run --config
+// packages/postgres/vitest.config.ts`; test/postgres/node-versions.test.ts also runs them with this
+// config under the npm packages node@22, node@24 and node@26. Each file starts its own PostgreSQL.
+const conditions = ['@churn-risk/source', 'module', 'node', 'development|production'];
 
 export default defineConfig({
   resolve: { conditions },

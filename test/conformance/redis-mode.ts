@@ -38,7 +38,7 @@ export function useRedisMode(): {
         // A reachable Redis gets room for a loaded CI machine (a 503 there would be a false
         // failure); the unreachable one is refused at once either way.
         enqueueTimeoutMs: unreachable ? 500 : 5000,
-        lockDurationMs: 5000,
+        leaseMs: 5000,
       });
       const { maxQueue: _maxQueue, dedupe: _dedupe, ...rest } = options;
       return { ...rest, queue };

@@ -1,7 +1,7 @@
 /**
  * SPEC 15's proof under faults: a real PostgreSQL 15 cluster, web processes that only accept
- * (`consume: false`) and worker processes that run the handler, all child processes on Node >=
- * 22.12 (pg-boss 12) on 127.0.0.1. Alerts are sent over HTTP by a client that resends whatever was
+ * (`consume: false`) and worker processes that run the handler, all child processes on this
+ * Node, on 127.0.0.1. Alerts are sent over HTTP by a client that resends whatever was
  * refused (503, or a connection error) until it is answered 202. Partway, one worker is SIGKILLed
  * mid-handler and started again; later PostgreSQL itself is stopped with `pg_ctl stop -m
  * immediate` and started again on the same port and data.
@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { SECRET, deliveryOf, freshAlert, tempLog } from '../redis/fixtures.js';
-import { nodeBinary } from '../runtimes/vitest-under-node.js';
 import { spawnTs, type NodeProcess } from '../support/node-process.js';
 import { keepAliveAgent, runPool, send } from './http-pool.js';
 import { collectRuns, killMidHandler, waitUntilAllDone } from './redis-cluster.js';
@@ -21,14 +20,6 @@ const WORKER_SCRIPT = fileURLToPath(
   new URL('../support/postgres/worker-process.ts', import.meta.url),
 );
 
-/**
- * The Node that runs the web and worker processes: this one when it is >= 22.12, else the npm
- * package node@22 installed in test/ (as test/postgres/node-versions.test.ts does).
- */
-export function pgBossNode(): string {
-  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  return major > 22 || (major === 22 && minor >= 12) ? process.execPath : nodeBinary(22);
-}
 
 export interface FaultOptions {
   alerts: number;
@@ -83,7 +74,7 @@ const HOLDS = 8;
 
 /** Runs the scenario and tears everything down, also on failure. */
 export async function runPostgresFaults(options: FaultOptions): Promise<FaultReport> {
-  const node = pgBossNode();
+  const node = process.execPath;
   const log = tempLog('pg-faults');
   const processes: NodeProcess[] = [];
   let postgres: PostgresServer | undefined;

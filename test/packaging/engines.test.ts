@@ -6,8 +6,6 @@ import { describe, expect, it } from 'vitest';
 // The supported Node range, decided once (root README, "Node versions"): the versions where
 // `require()` of an ES module works without a flag.
 const RANGE = '^20.19.0 || >=22.12.0';
-/** SPEC 15: pg-boss 12 needs Node >= 22.12, so @churn-risk/postgres alone declares that range. */
-const OWN_RANGE: Record<string, string> = { 'packages/postgres/package.json': '>=22.12.0' };
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const manifests = [
@@ -22,7 +20,7 @@ describe('the Node range', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as {
       engines?: { node?: string };
     };
-    expect(manifest.engines?.node, path).toBe(OWN_RANGE[path] ?? RANGE);
+    expect(manifest.engines?.node, path).toBe(RANGE);
   });
 
   it('is stated in the root README, and this Node is inside it', () => {

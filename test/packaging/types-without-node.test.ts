@@ -49,7 +49,7 @@ const NODE_ONLY: Record<string, { project: 'node' | 'next'; why: string }> = {
   },
   '@churn-risk/redis': { project: 'node', why: 'BullMQ and ioredis (Node sockets)' },
   '@churn-risk/redis/testing': { project: 'node', why: 'starts redis-server processes' },
-  '@churn-risk/postgres': { project: 'node', why: 'pg-boss and pg (Node sockets)' },
+  '@churn-risk/postgres': { project: 'node', why: 'pg (Node sockets)' },
   '@churn-risk/postgres/testing': { project: 'node', why: 'starts PostgreSQL processes' },
   '@churn-risk/sandbox': {
     project: 'node',
@@ -63,8 +63,6 @@ const NODE_ONLY: Record<string, { project: 'node' | 'next'; why: string }> = {
  * diagnostic, above all one in a file of ours, fails the test.
  */
 const UPSTREAM: Record<string, string> = {
-  'pg-boss':
-    "12.38's own .d.ts files name types.ResolvedConstructorOptions, which its types.d.ts does not export (TS2724)",
   next: "its url-pattern.d.ts names URLPattern, which TypeScript 5.9's DOM lib lacks (TypeScript 7's has it)",
 };
 

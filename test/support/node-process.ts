@@ -24,7 +24,7 @@ interface Waiter {
 /**
  * Runs a TypeScript file from source (tsx, the `@churn-risk/source` condition) with extra
  * environment variables; stderr goes to this process's stderr. `node` is the binary (default this
- * process's; the Postgres tests pass a Node >= 22.12, which pg-boss 12 needs).
+ * process's; the version-matrix tests pass another).
  */
 export function spawnTs(
   script: string,

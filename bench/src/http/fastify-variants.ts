@@ -22,6 +22,9 @@ import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
 import { rawBodyOfAnyType } from '../lib/fastify-raw-body.js';
 import { handVerified } from '../lib/hand-check.js';
 
+/** The in-memory queue's signal: never aborted. */
+const NEVER_ABORTED = new AbortController().signal;
+
 const ACCEPTED = { received: true };
 const ACCEPTED_JSON = JSON.stringify(ACCEPTED);
 const RAW_TYPE = 'application/octet-stream';
@@ -55,6 +58,8 @@ function leanQueue(dedupe: boolean): AlertQueue {
         receivedAt: new Date(input.receivedAt),
         attempt: 0,
         event: 'churn_risk_alert' as const,
+        signal: NEVER_ABORTED,
+        stalls: 0,
       };
       for (const { handler } of input.handlers) void handler(input.alert, context);
     }

@@ -1,6 +1,6 @@
 /**
  * `pnpm demo:postgres`: the sandbox, a real PostgreSQL 15 cluster of its own, two web processes
- * and one worker process (both on Node >= 22.12, which pg-boss 12 needs: see `demo/node-binary.ts`).
+ * and one worker process.
  * Many watched users cross their threshold, the worker is killed with SIGKILL mid-alert and
  * started again, and the demo checks that every alert the sandbox delivered was handled. Exits 0
  * when it was, non-zero otherwise; every process it started is stopped on the way out. The

@@ -1,6 +1,6 @@
 /**
  * The web process: `DATABASE_URL=postgres://user@127.0.0.1:5432/app CHURN_RISK_WEBHOOK_SECRET=...
- * PORT=3000 pnpm web` (Node >= 22.12: pg-boss 12). Accepts signed deliveries into Postgres and
+ * PORT=3000 pnpm web`. Accepts signed deliveries into Postgres and
  * runs no handler. Prints
  * `listening on http://127.0.0.1:PORT` first. On SIGTERM (or SIGINT) it stops accepting
  * connections, answers `503 CLOSED` on the ones still open, closes the queue and exits 0.

@@ -1,6 +1,6 @@
 /**
  * The worker process: `DATABASE_URL=postgres://user@127.0.0.1:5432/app
- * CHURN_RISK_WEBHOOK_SECRET=... STORE_FILE=tasks.jsonl pnpm worker` (Node >= 22.12: pg-boss 12).
+ * CHURN_RISK_WEBHOOK_SECRET=... STORE_FILE=tasks.jsonl pnpm worker`.
  * Runs the handlers of the alerts the web processes stored in Postgres; serves no HTTP. Prints
  * `worker ready`. On SIGTERM (or SIGINT) it stops taking alerts, lets the running ones finish,
  * and exits 0. Killed instead (SIGKILL, OOM), its running alerts are taken over by any worker once
@@ -14,14 +14,14 @@ import { openIdempotentStore } from '@churn-risk/example-durable-demo/idempotent
 import { numberEnv, requireEnv } from './env.js';
 
 const schema = process.env.DATABASE_SCHEMA;
-const lockDurationMs = numberEnv('LOCK_MS', 30_000);
+const leaseMs = numberEnv('LOCK_MS', 30_000);
 const queue = createPostgresQueue({
   connection: requireEnv(
     'DATABASE_URL',
     'the Postgres URL, e.g. postgres://user@127.0.0.1:5432/app',
   ),
-  lockDurationMs,
-  reclaimIntervalMs: numberEnv('RECLAIM_MS', Math.min(lockDurationMs, 30_000)),
+  leaseMs,
+  reclaimIntervalMs: numberEnv('RECLAIM_MS', Math.min(leaseMs, 30_000)),
   ...(schema !== undefined && schema !== '' && { schema }),
 });
 const receiver = createReceiver({

@@ -575,6 +575,7 @@ export interface PushQueueContractOptions {
  * handler once; only the failed handler is retried, in either receiver; after the last try
  * `onError` once per failed handler, and `retry(id)` runs it again; a `NonRetryableError` or
  * `shouldRetry` answering false ends the tries at once; health, and `503 CLOSED` after close.
+ * Then the platform's failed store: it lists the newest failure first.
  *
  * @example
  * pushQueueContract({ describe, it }, { name: 'cloudflare-queues', create: (scope) => platformFor(scope) });
@@ -582,24 +583,49 @@ export interface PushQueueContractOptions {
 export function pushQueueContract(test: ContractTestApi, options: PushQueueContractOptions): void {
   const timeout = options.timeoutMs ?? 30_000;
   let scopes = 0;
+  const run = (name: string, body: ReceiverCase): void => {
+    test.it(
+      name,
+      async () => {
+        const scope = `case${String(++scopes)}_${Date.now().toString(36)}`;
+        const platform = await options.create(scope);
+        const receivers: Receiver[] = [];
+        try {
+          await body(platform, receivers);
+        } finally {
+          await Promise.all(receivers.map((r) => r.close({ timeoutMs: timeout })));
+          await platform.close();
+        }
+      },
+      timeout,
+    );
+  };
   test.describe(`pushQueueContract: ${options.name}`, () => {
-    receiverCases((name, body) => {
-      test.it(
-        name,
-        async () => {
-          const scope = `case${String(++scopes)}_${Date.now().toString(36)}`;
-          const platform = await options.create(scope);
-          const receivers: Receiver[] = [];
-          try {
-            await body(platform, receivers);
-          } finally {
-            await Promise.all(receivers.map((r) => r.close({ timeoutMs: timeout })));
-            await platform.close();
-          }
-        },
-        timeout,
-      );
-    }, timeout);
+    receiverCases(run, timeout);
+    failedStoreCases(run);
+  });
+}
+
+/** The push platform's failed store, as `failed()` lists it. */
+function failedStoreCases(run: (name: string, body: ReceiverCase) => void): void {
+  run('failed store: lists the newest failure first', async (platform, all) => {
+    const receiver = createReceiver({ secret: SECRET, queue: platform.queue(), retries: 0 });
+    all.push(receiver);
+    receiver.on('churn_risk_alert', () => {
+      throw new NonRetryableError('CRM down');
+    });
+    const earlier = queuedAlert();
+    const later = queuedAlert();
+    same((await receiver.handle(delivery(earlier))).status, 202, 'the first answer');
+    await platform.settle(all);
+    await sleep(5); // a store that keeps failure times in milliseconds tells the two apart
+    same((await receiver.handle(delivery(later))).status, 202, 'the second answer');
+    await platform.settle(all);
+    same(
+      (await platform.failed()).map((failed) => failed.alert.userId),
+      [later.alert.userId, earlier.alert.userId],
+      'failed(): the later failure first',
+    );
   });
 }
 

@@ -1,20 +1,30 @@
 import pg from 'pg';
 import { isPool, type PostgresConnection } from './options.js';
 
+/** How long a pool the store opens waits for a connection (its own bound, not the accept's). */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
 /** A pool and whether the store made it (and so closes it). */
 export interface OwnedPool {
   pool: pg.Pool;
   owned: boolean;
 }
 
+/** The `pg` client settings of `connection` (for the pool, and the `LISTEN` client beside it). */
+export function clientConfig(connection: PostgresConnection): pg.ClientConfig {
+  if (typeof connection === 'string') return { connectionString: connection };
+  if (isPool(connection)) return { ...(connection.options as pg.ClientConfig) };
+  return { ...connection };
+}
+
 /**
  * The pool of `connection`: the user's `pg.Pool` as it is, or a new one (with a connection
- * time-out of `connectTimeoutMs`, so that a database that does not answer is an error, not a wait).
+ * time-out of `connectTimeoutMs` unless the options set one, so that a database that does not
+ * answer is an error, not a wait).
  */
 export function openPool(connection: PostgresConnection, connectTimeoutMs: number): OwnedPool {
   if (isPool(connection)) return { pool: connection, owned: false };
-  const config: pg.PoolConfig =
-    typeof connection === 'string' ? { connectionString: connection } : { ...connection };
+  const config: pg.PoolConfig = { ...(clientConfig(connection) as pg.PoolConfig) };
   config.connectionTimeoutMillis ??= connectTimeoutMs;
   config.application_name ??= 'churn-risk';
   const pool = new pg.Pool(config);
@@ -40,4 +50,26 @@ export function describeConnection(connection: PostgresConnection): string {
   const port = options.port ?? process.env.PGPORT;
   const database = options.database ?? process.env.PGDATABASE;
   return `${host}${port === undefined ? '' : `:${String(port)}`}${database === undefined ? '' : `/${database}`}`;
+}
+
+/** SQLSTATEs whose server message names the user (authentication and authorization). */
+const NAMES_THE_USER = /^28/;
+
+/**
+ * The message of a database error, safe to log: what the server said, without the user name
+ * (`password authentication failed for user "app"` becomes `password authentication failed: the
+ * user name or the password is wrong`), and never a password (the server never sends one).
+ */
+export function safeMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  if (code === '28P01') {
+    return 'password authentication failed: the user name or the password is wrong';
+  }
+  let message = error.message;
+  if (typeof code === 'string' && NAMES_THE_USER.test(code)) {
+    message = message.replace(/\b(user|role) "(?:[^"]|"")*"/g, '$1 (not shown)');
+  }
+  if (message === '') message = error.name;
+  return message;
 }

@@ -1,6 +1,6 @@
 /**
  * @churn-risk/postgres: durable, multi-instance acceptance and processing of churn-risk alerts on
- * Postgres through pg-boss (SPEC section 15). See the package README.
+ * PostgreSQL's own tables (SPEC sections 15 and 21). See the package README.
  */
 export { createPostgresQueue, type PostgresQueue } from './postgres-queue.js';
 export {
@@ -8,10 +8,7 @@ export {
   type PostgresConnection,
   type PostgresQueueOptions,
 } from './options.js';
-export {
-  createPostgresStore,
-  type AlertJobData,
-  type PostgresAlertStore,
-} from './postgres-store.js';
+export { createPostgresStore, type PostgresAlertStore } from './postgres-store.js';
+export { PostgresSchemaError, PostgresStoreError } from './errors.js';
 /** From `@churn-risk/core` (every durable store lists them alike). */
 export type { FailedAlert, FailedListOptions, QueueCounts } from '@churn-risk/core';

@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from '@churn-risk/core';
 import pg from 'pg';
 
 /**
@@ -6,77 +7,108 @@ import pg from 'pg';
  */
 export type PostgresConnection = string | pg.PoolConfig | pg.Pool;
 
-/** Options of `createPostgresQueue` and `createPostgresStore`, SPEC section 15. */
+/** Options of `createPostgresQueue` and `createPostgresStore` (SPEC 15 and 21). */
 export interface PostgresQueueOptions {
   /** A `postgres://` URL, `pg` pool options, or a `pg.Pool` (never closed by us). Required. */
   connection: PostgresConnection;
   /**
-   * The schema that holds pg-boss's tables and the alert identities. Created on first use, with its
-   * tables; nothing else of the database is touched. Default `churn_risk`.
+   * The schema that holds the store's tables. Created at start when it is missing (which needs the
+   * database's CREATE right); a schema that exists is used as it is, so a role that owns only that
+   * schema is enough. Default `churn_risk`.
    */
   schema?: string;
   /**
    * How long a worker holds an alert before another process may take it over, in ms. The lease is
-   * renewed while the handlers run; a process that dies loses it after this time, and a consuming
-   * process takes the alert over at its next reclaim: at most `lockDurationMs + reclaimIntervalMs`
-   * after the death (60 s with the defaults). Default 30,000.
+   * renewed every half of it while the handlers run; a process that dies loses it after this time,
+   * and a consuming process takes the alert over at its next reclaim: at most `leaseMs +
+   * reclaimIntervalMs` after the death (60 s with the defaults). Default 30,000.
    */
-  lockDurationMs?: number;
+  leaseMs?: number;
+  /**
+   * How often a consuming process puts back alerts whose lease expired, in ms. Default
+   * `min(leaseMs, 30000)`.
+   */
+  reclaimIntervalMs?: number;
   /**
    * An alert whose worker died mid-alert more than this many times goes to the failed set, with an
    * error that says it stalled, and `onError` is called once. Default 3.
    */
   maxStalls?: number;
-  /** Longest wait for the database to commit an alert; beyond it the answer is 503. Default 2,000. */
+  /**
+   * Longest wait for the database to commit an alert; beyond it the answer is 503. It bounds the
+   * accept only (connecting and `health()` have bounds of their own). Default 2,000.
+   */
   enqueueTimeoutMs?: number;
   /** How long an alert identity is remembered for de-duplication, in ms. Default 72 hours. */
   dedupeTtlMs?: number;
   /** How long an alert that failed after its last try stays in the failed set, in ms. Default 30 days. */
   keepFailedMs?: number;
   /**
-   * How often a consuming process looks for alerts whose worker died, in ms. Default
-   * `min(lockDurationMs, 30000)`.
-   */
-  reclaimIntervalMs?: number;
-  /**
-   * How long a consuming process waits before asking Postgres again when nothing was due, in ms:
-   * the most an idle worker adds between an alert's `202` and its handler's start (each poll is
-   * one indexed query). Default 250.
+   * The longest an idle consuming process waits before it asks the database again, in ms. With
+   * `listen` on, a new alert wakes it at once (`LISTEN`/`NOTIFY`) and a delayed retry at its due
+   * time: the poll is only the fallback, and an idle process queries no more often than this.
+   * With `listen: false` it is the most an idle process adds between a `202` and a handler's
+   * start. Default 2,000.
    */
   pollIntervalMs?: number;
+  /**
+   * Whether a consuming process keeps one `LISTEN` connection (a dedicated client, reconnected
+   * with backoff when it drops) to be woken when an alert is accepted or a retry falls due. Turn
+   * it off behind a transaction-pooling PgBouncer, where `LISTEN` does not work: the poll
+   * (`pollIntervalMs`) then finds the alerts. Default true.
+   */
+  listen?: boolean;
 }
 
 /** Options with every default filled in and checked. */
 export interface ResolvedPostgresOptions {
   connection: PostgresConnection;
   schema: string;
-  lockDurationMs: number;
+  leaseMs: number;
+  reclaimIntervalMs: number;
   maxStalls: number;
   enqueueTimeoutMs: number;
   dedupeTtlMs: number;
   keepFailedMs: number;
-  reclaimIntervalMs: number;
   pollIntervalMs: number;
+  listen: boolean;
 }
 
-/** The defaults of SPEC section 15. */
+/** The defaults of SPEC 15 and 21. */
 export const POSTGRES_QUEUE_DEFAULTS = Object.freeze({
   schema: 'churn_risk',
-  lockDurationMs: 30_000,
+  leaseMs: 30_000,
   maxStalls: 3,
   enqueueTimeoutMs: 2_000,
   dedupeTtlMs: 72 * 3_600_000,
   keepFailedMs: 30 * 24 * 3_600_000,
-  pollIntervalMs: 250,
+  pollIntervalMs: 2_000,
+  listen: true,
 });
 
-/** pg-boss stores a job's `deletion_seconds` as a 32-bit integer. */
-const MAX_KEEP_MS = 2_147_483_647_000;
+const OPTION_KEYS = [
+  'connection',
+  'schema',
+  'leaseMs',
+  'reclaimIntervalMs',
+  'maxStalls',
+  'enqueueTimeoutMs',
+  'dedupeTtlMs',
+  'keepFailedMs',
+  'pollIntervalMs',
+  'listen',
+] as const;
 
-function positive(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+/** Old and mistaken names, with the right one. */
+const RENAMED = {
+  lockDurationMs: 'the lease is called leaseMs',
+  stalledIntervalMs: 'the reclaim interval is called reclaimIntervalMs',
+} as const;
+
+function positive(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
     throw new TypeError(
-      `${name} must be a whole number of milliseconds from 1 to ${String(max)}, got ${String(value)}.`,
+      `${name} must be a whole number of milliseconds of at least 1, got ${String(value)}.`,
     );
   }
   return value;
@@ -101,11 +133,15 @@ function checkConnection(connection: unknown): PostgresConnection {
   throw new TypeError('connection is required: a postgres:// URL, pg pool options or a pg.Pool.');
 }
 
-/** Fills in the defaults; a bad option is a `TypeError` at creation. */
+/**
+ * Fills in the defaults. A bad option, or one this package does not know (`lockDurationMs` is
+ * `leaseMs` now), is a `TypeError` at creation.
+ */
 export function resolvePostgresOptions(options: PostgresQueueOptions): ResolvedPostgresOptions {
   if (typeof (options as unknown) !== 'object' || (options as unknown) === null) {
     throw new TypeError('createPostgresQueue needs an options object with a `connection`.');
   }
+  refuseUnknownOptions('createPostgresQueue', options, OPTION_KEYS, RENAMED);
   const connection = checkConnection(options.connection);
   const schema: unknown = options.schema ?? POSTGRES_QUEUE_DEFAULTS.schema;
   if (typeof schema !== 'string' || !/^[a-z_][a-z0-9_]{0,49}$/.test(schema)) {
@@ -114,38 +150,31 @@ export function resolvePostgresOptions(options: PostgresQueueOptions): ResolvedP
     );
   }
   const maxStalls = options.maxStalls ?? POSTGRES_QUEUE_DEFAULTS.maxStalls;
-  if (!Number.isInteger(maxStalls) || maxStalls < 0) {
+  if (!Number.isSafeInteger(maxStalls) || maxStalls < 0) {
     throw new TypeError('maxStalls must be a whole number of at least 0.');
   }
-  const lockDurationMs = positive(
-    'lockDurationMs',
-    options.lockDurationMs ?? POSTGRES_QUEUE_DEFAULTS.lockDurationMs,
-  );
+  const listen: unknown = options.listen ?? POSTGRES_QUEUE_DEFAULTS.listen;
+  if (typeof listen !== 'boolean') {
+    throw new TypeError(`listen must be true or false, got ${String(listen)}.`);
+  }
+  const leaseMs = positive('leaseMs', options.leaseMs ?? POSTGRES_QUEUE_DEFAULTS.leaseMs);
+  const defaults = POSTGRES_QUEUE_DEFAULTS;
   return {
     connection,
     schema,
-    lockDurationMs,
+    leaseMs,
+    reclaimIntervalMs: positive(
+      'reclaimIntervalMs',
+      options.reclaimIntervalMs ?? Math.min(leaseMs, 30_000),
+    ),
     maxStalls,
     enqueueTimeoutMs: positive(
       'enqueueTimeoutMs',
-      options.enqueueTimeoutMs ?? POSTGRES_QUEUE_DEFAULTS.enqueueTimeoutMs,
+      options.enqueueTimeoutMs ?? defaults.enqueueTimeoutMs,
     ),
-    dedupeTtlMs: positive(
-      'dedupeTtlMs',
-      options.dedupeTtlMs ?? POSTGRES_QUEUE_DEFAULTS.dedupeTtlMs,
-    ),
-    keepFailedMs: positive(
-      'keepFailedMs',
-      options.keepFailedMs ?? POSTGRES_QUEUE_DEFAULTS.keepFailedMs,
-      MAX_KEEP_MS,
-    ),
-    reclaimIntervalMs: positive(
-      'reclaimIntervalMs',
-      options.reclaimIntervalMs ?? Math.min(lockDurationMs, 30_000),
-    ),
-    pollIntervalMs: positive(
-      'pollIntervalMs',
-      options.pollIntervalMs ?? POSTGRES_QUEUE_DEFAULTS.pollIntervalMs,
-    ),
+    dedupeTtlMs: positive('dedupeTtlMs', options.dedupeTtlMs ?? defaults.dedupeTtlMs),
+    keepFailedMs: positive('keepFailedMs', options.keepFailedMs ?? defaults.keepFailedMs),
+    pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs ?? defaults.pollIntervalMs),
+    listen,
   };
 }

@@ -1,320 +1,435 @@
 import {
   resolveFailedListOptions,
+  withTimeout,
   type AlertStore,
+  type CompleteAndTake,
   type FailedAlert,
   type FailedListOptions,
+  type FailVerdict,
   type QueueCounts,
   type QueueHealth,
   type QueuedAlert,
+  type RetryVerdict,
   type StoredAlert,
+  type TakeOptions,
 } from '@churn-risk/core';
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { PgBoss } from 'pg-boss';
-import { describeConnection, openPool } from './connection.js';
+import { CONNECT_TIMEOUT_MS, describeConnection, openPool } from './connection.js';
+import { PostgresSchemaError, PostgresStoreError } from './errors.js';
+import { Listener } from './listener.js';
+import { checkTables, migrate } from './migrate.js';
 import { resolvePostgresOptions, type PostgresQueueOptions } from './options.js';
-import { QUEUE, statements } from './sql.js';
+import { channelOf, statements, type Statements } from './sql.js';
+import { WakeUp } from './wake-up.js';
 
-/** What the store keeps in a pg-boss job's `data`. */
-export interface AlertJobData {
-  /** The alert identity `userId:triggeredAt` (what `retry(id)` also takes). */
-  alertId: string;
-  /**
-   * The alert as it was accepted (`QueuedAlert`), as JSON text: jsonb would reorder its keys, and a
-   * handler gets the alert exactly as it was delivered.
-   */
-  entry: string;
-  /** Tries made so far. */
-  tries: number;
-  /** Ids of the handlers that succeeded in earlier tries. */
-  succeeded: string[];
-  /** How often a taker of this alert died. */
-  stalls: number;
-  /** The last try's error message. */
-  error?: string;
-  /** The lease of the taker that holds the alert: its token, and its end in ms (database clock). */
-  lease?: { token: string; until: number };
-}
-
-/** The Postgres `AlertStore`, with the pg-boss instance it runs on (for pg-boss's own tools). */
+/** The Postgres `AlertStore` (SPEC 15, 17 and 21). */
 export interface PostgresAlertStore extends AlertStore {
   readonly kind: 'postgres';
-  /** The pg-boss instance (started on first use), for read-only use of pg-boss's tools. */
-  readonly boss: PgBoss;
-  /** The pg-boss queue that holds the alerts: `churn-risk-alerts`. */
-  readonly queueName: string;
-  /** The schema of pg-boss's tables and the alert identities. */
+  /** The schema of the store's tables. */
   readonly schema: string;
+  /** Puts back every alert whose lease expired (marked lapsed), and keeps the tables small. */
+  reclaimExpired(): Promise<number>;
+  /** Ends a take that waits for work (`LISTEN`, or the poll), and stops listening. */
+  stopTaking(): Promise<void>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** A long retry limit: pg-boss's own expiry (a backstop after 24 h active) only ever retries. */
-const RETRY_LIMIT = 1_000_000;
-/** pg-boss's longest expiry: an alert active this long without a reclaim is put back by pg-boss. */
-const EXPIRE_SECONDS = 24 * 3600;
-/** How often a consuming process deletes expired identities, at most. */
+/** How a store starts: `migrate` (the default) creates what is missing; `check` only checks (the CLI). */
+interface PostgresStoreMode {
+  tables: 'migrate' | 'check';
+}
+
+/** How long `health()` waits for its answer. */
+const HEALTH_TIMEOUT_MS = 5_000;
+/** How often a consuming process deletes expired identities and old failed alerts, at most. */
 const SWEEP_INTERVAL_MS = 60_000;
+/** Rows one housekeeping statement deletes, at most, and statements per sweep. */
+const SWEEP_BATCH = 5_000;
+const SWEEP_BATCHES = 20;
+/** A job id: what `failed()` lists, and what every write names. */
+const JOB_ID = /^[1-9][0-9]{0,17}$/;
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+interface AlertRow {
+  id: string | null;
+  entry: string | null;
+  tries: number | null;
+  succeeded: string[] | null;
+  stalls: number | null;
+  lapsed: boolean | null;
 }
 
-const seconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
+function storedAlert(row: AlertRow | undefined): StoredAlert | undefined {
+  if (row?.id == null || row.entry === null) return undefined;
+  return {
+    id: row.id,
+    entry: JSON.parse(row.entry) as QueuedAlert,
+    tries: row.tries ?? 0,
+    succeeded: row.succeeded ?? [],
+    stalls: row.stalls ?? 0,
+    lapsed: row.lapsed ?? false,
+  };
+}
 
 class PgAlertStore implements PostgresAlertStore {
   readonly kind = 'postgres';
-  readonly queueName = QUEUE;
   readonly schema: string;
-  readonly boss: PgBoss;
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
-  readonly #sql: ReturnType<typeof statements>;
-  readonly #dedupeTtlMs: number;
-  readonly #keepFailedMs: number;
+  readonly #sql: Statements;
   readonly #where: string;
+  readonly #mode: PostgresStoreMode;
+  readonly #keepFailedMs: number;
+  readonly #enqueueTimeoutMs: number;
+  readonly #pollIntervalMs: number;
+  readonly #wakeUp = new WakeUp();
+  readonly #listener: Listener | undefined;
   #ready: Promise<void> | undefined;
+  #stopped = false;
   #closed = false;
   #lastSweep = 0;
+  #sweeping: Promise<void> | undefined;
 
-  constructor(options: PostgresQueueOptions) {
+  constructor(options: PostgresQueueOptions, mode: PostgresStoreMode) {
     const resolved = resolvePostgresOptions(options);
     this.schema = resolved.schema;
-    this.#dedupeTtlMs = resolved.dedupeTtlMs;
+    this.#mode = mode;
     this.#keepFailedMs = resolved.keepFailedMs;
+    this.#enqueueTimeoutMs = resolved.enqueueTimeoutMs;
+    this.#pollIntervalMs = resolved.pollIntervalMs;
     this.#where = describeConnection(resolved.connection);
-    const { pool, owned } = openPool(resolved.connection, resolved.enqueueTimeoutMs);
+    const { pool, owned } = openPool(resolved.connection, CONNECT_TIMEOUT_MS);
     this.#pool = pool;
     this.#ownsPool = owned;
     this.#sql = statements(resolved.schema);
-    this.boss = new PgBoss({
-      db: { executeSql: (text, values) => pool.query(text, values) },
-      schema: resolved.schema,
-      supervise: true, // pg-boss's maintenance deletes completed and failed jobs past their time
-      schedule: false,
-      migrate: true,
-      createSchema: true,
-      maintenanceIntervalSeconds: 3600,
-    });
-    // pg-boss reports its maintenance's errors here (a database that is down): the store's own
-    // calls report that to core, which logs it once.
-    this.boss.on('error', () => undefined);
-    this.boss.on('warning', () => undefined);
+    this.#listener = resolved.listen
+      ? new Listener(resolved.connection, channelOf(resolved.schema), this.#wakeUp)
+      : undefined;
+    // Migrations run at start, in the background: the first accept need not wait for them.
+    if (mode.tables === 'migrate') this.#start().catch(() => undefined);
   }
 
-  /** Creates the schema and tables (pg-boss's migration, then the identity table) on first use. */
+  /** The store's error for a database error (the place named; no user, no password). */
+  #error(error: unknown): Error {
+    if (error instanceof PostgresStoreError || error instanceof PostgresSchemaError) return error;
+    return new PostgresStoreError(this.#where, error);
+  }
+
+  /** The tables, migrated (or checked) once; a failure is tried again at the next call. */
   #start(): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('The Postgres store is closed.'));
-    this.#ready ??= (async () => {
-      await this.boss.start();
-      await this.#pool.query(`BEGIN; ${this.#sql.createIdentityTable} COMMIT;`);
-      if ((await this.boss.getQueue(QUEUE)) === null) {
-        await this.boss.createQueue(QUEUE, {
-          retryLimit: RETRY_LIMIT,
-          expireInSeconds: EXPIRE_SECONDS,
-          retentionSeconds: 50 * 365 * 24 * 3600, // waiting alerts are never deleted (int seconds)
-          deleteAfterSeconds: seconds(this.#dedupeTtlMs),
-        });
-      }
-      // pg-boss caches its queues at start; a process that started while another created the
-      // queue has not cached it, and its first sends would look it up on the pool from inside the
-      // accept transactions, each holding a connection: a burst as large as the pool then waits
-      // for a connection none will free (503 until the time-out). A lookup by id caches it now.
-      await this.boss.findJobs(QUEUE, { id: randomUUID() });
-    })().catch((error: unknown) => {
-      this.#ready = undefined; // the next call tries again
-      throw error;
+    this.#ready ??= (
+      this.#mode.tables === 'migrate'
+        ? migrate(this.#pool, this.schema, this.#sql)
+        : checkTables(this.#pool, this.schema, this.#sql)
+    ).catch((error: unknown) => {
+      this.#ready = undefined;
+      throw this.#error(error);
     });
     return this.#ready;
   }
 
-  async #query(text: string, values: unknown[]): Promise<pg.QueryResult> {
+  async #query<R extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[] = [],
+  ): Promise<pg.QueryResult<R>> {
     await this.#start();
-    return this.#pool.query(text, values);
+    try {
+      return await this.#pool.query<R>(text, values);
+    } catch (error) {
+      throw this.#error(error);
+    }
   }
 
   async accept(
     entry: QueuedAlert,
     options: { dedupeTtlMs: number },
   ): Promise<'accepted' | 'duplicate'> {
+    const asked = Date.now();
     await this.#start();
-    const client = await this.#pool.connect();
-    let release: Error | undefined;
-    // A checked-out client has no listener of the pool's: without one of its own, a connection
-    // lost mid-transaction (the server stopped or crashed) is an unhandled 'error' event that
-    // ends the process. The query in flight rejects with the same error, answered 503 below.
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw this.#error(error);
+    }
+    // A connection that came after the accept's time-out (core answered 503 meanwhile) stores
+    // nothing: the sender resends, and the alert is not stored behind its back.
+    if (Date.now() - asked > this.#enqueueTimeoutMs) {
+      client.release();
+      throw new PostgresStoreError(
+        this.#where,
+        new Error('no connection was free within enqueueTimeoutMs'),
+      );
+    }
+    let broken: Error | undefined;
+    // A checked-out client has no listener of the pool's: a connection lost between queries would
+    // be an unhandled 'error' event. The query in flight rejects with the same error.
     const lost = (error: Error): void => {
-      release = error;
+      broken = error;
     };
     client.on('error', lost);
     try {
-      await client.query('BEGIN');
-      const jobId = randomUUID();
-      const claimed = await client.query(this.#sql.claimIdentity, [
+      const { rowCount } = await client.query(this.#sql.accept, [
         entry.id,
-        jobId,
+        JSON.stringify(entry),
         options.dedupeTtlMs,
       ]);
-      if (claimed.rowCount === 0) {
-        await client.query('ROLLBACK');
-        return 'duplicate';
-      }
-      const data: AlertJobData = {
-        alertId: entry.id,
-        entry: JSON.stringify(entry),
-        tries: 0,
-        succeeded: [],
-        stalls: 0,
-      };
-      await this.boss.send(QUEUE, data, {
-        id: jobId,
-        retryLimit: RETRY_LIMIT,
-        expireInSeconds: EXPIRE_SECONDS,
-        db: { executeSql: (text, values) => client.query(text, values) },
-      });
-      await client.query('COMMIT');
+      if (rowCount === 0) return 'duplicate';
+      this.#wakeUp.now(); // this process's own waiting take looks at once
       return 'accepted';
     } catch (error) {
-      release = error instanceof Error ? error : new Error(String(error));
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      throw this.#error(error); // a refused statement leaves a usable connection (pg-pool drops a dead one)
     } finally {
       client.removeListener('error', lost);
-      client.release(release);
+      client.release(broken);
     }
   }
 
-  async take(options: { token: string; leaseMs: number }): Promise<StoredAlert | undefined> {
-    const { rows } = await this.#query(this.#sql.take, [QUEUE, options.token, options.leaseMs]);
-    const row = rows[0] as { id: string; data: AlertJobData } | undefined;
-    if (row === undefined) return undefined;
-    const { tries, succeeded, stalls } = row.data;
-    return {
-      id: row.id,
-      entry: JSON.parse(row.data.entry) as QueuedAlert,
-      tries,
-      succeeded,
-      stalls,
-    };
+  /**
+   * Takes the oldest due alert. When none is due, waits for work (a `NOTIFY`, this process's own
+   * accept, the due time of a delayed alert), asking again each time, and answers undefined once
+   * `pollIntervalMs` passed without work: an idle process asks once per `pollIntervalMs`. Only
+   * one take of a process waits; while it does, another answers undefined at once, without a
+   * query (nothing is due that the waiting one would not be woken for).
+   */
+  async take(options: TakeOptions): Promise<StoredAlert | undefined> {
+    // Another take of this process waits for work: nothing is due that it would not be woken for.
+    if (this.#stopped || this.#wakeUp.sleeping()) return undefined;
+    this.#listener?.start();
+    const started = Date.now();
+    for (;;) {
+      const seen = this.#wakeUp.count;
+      const { rows } = await this.#query<AlertRow & { due_in_ms: number | null }>(this.#sql.take, [
+        options.token,
+        options.leaseMs,
+      ]);
+      const row = rows[0];
+      const taken = storedAlert(row);
+      if (taken !== undefined) return taken;
+      if (this.#isStopped() || this.#wakeUp.sleeping()) return undefined;
+      if (this.#wakeUp.count !== seen) continue; // woken while asking: ask again
+      const left = this.#pollIntervalMs - (Date.now() - started);
+      if (left <= 0) return undefined;
+      const due = row?.due_in_ms ?? Infinity;
+      await this.#wakeUp.sleep(Math.max(1, Math.min(left, Math.ceil(due))));
+      // Once the poll interval is over, core asks again at once: that is the interval's query.
+      if (this.#isStopped() || Date.now() - started >= this.#pollIntervalMs) return undefined;
+    }
+  }
+
+  /** Whether `stopTaking` was called (read through a call: it changes during the awaits). */
+  #isStopped(): boolean {
+    return this.#stopped;
   }
 
   async #fenced(text: string, id: string, token: string, rest: unknown[]): Promise<boolean> {
-    if (!UUID.test(id)) return false;
-    const result = await this.#query(text, [QUEUE, id, token, ...rest]);
+    if (!JOB_ID.test(id)) return false;
+    const result = await this.#query(text, [id, token, ...rest]);
     return result.rowCount === 1;
   }
 
-  extend(id: string, token: string, leaseMs: number): Promise<boolean> {
-    return this.#fenced(this.#sql.extend, id, token, [leaseMs]);
+  extend(id: string, token: string, leaseMs: number, stalls?: number): Promise<boolean> {
+    return this.#fenced(this.#sql.extend, id, token, [leaseMs, stalls ?? null]);
   }
 
   complete(id: string, token: string): Promise<boolean> {
-    return this.#fenced(this.#sql.complete, id, token, [seconds(this.#dedupeTtlMs)]);
+    return this.#fenced(this.#sql.complete, id, token, []);
   }
 
-  scheduleRetry(
-    id: string,
-    token: string,
-    verdict: { delayMs: number; succeeded: readonly string[]; error: Error },
-  ): Promise<boolean> {
-    return this.#fenced(this.#sql.scheduleRetry, id, token, [
-      Math.max(0, Math.round(verdict.delayMs)),
-      JSON.stringify(verdict.succeeded),
+  async completeAndTake(id: string, token: string, next: TakeOptions): Promise<CompleteAndTake> {
+    if (this.#stopped) return { completed: await this.complete(id, token), next: undefined };
+    // An id that is no job id completes nothing; the take happens all the same.
+    const { rows } = await this.#query<AlertRow & { completed: number }>(
+      this.#sql.completeAndTake,
+      [JOB_ID.test(id) ? id : '0', token, next.token, next.leaseMs],
+    );
+    const row = rows[0];
+    return { completed: row?.completed === 1, next: storedAlert(row) };
+  }
+
+  async scheduleRetry(id: string, token: string, verdict: RetryVerdict): Promise<boolean> {
+    const delayMs = Math.max(0, Math.round(verdict.delayMs));
+    const written = await this.#fenced(this.#sql.scheduleRetry, id, token, [
+      delayMs,
+      verdict.tries,
+      [...verdict.succeeded],
       verdict.error.message,
     ]);
+    if (written) this.#wakeUp.in(delayMs);
+    return written;
   }
 
-  fail(
-    id: string,
-    token: string,
-    verdict: { error: Error; succeeded: readonly string[] },
-  ): Promise<boolean> {
+  fail(id: string, token: string, verdict: FailVerdict): Promise<boolean> {
     return this.#fenced(this.#sql.fail, id, token, [
-      JSON.stringify(verdict.succeeded),
+      verdict.tries,
+      [...verdict.succeeded],
       verdict.error.message,
-      seconds(this.#keepFailedMs),
     ]);
   }
 
-  async reclaimExpired(_options: { maxStalls: number }): Promise<number> {
-    const result = await this.#query(this.#sql.reclaim, [QUEUE]);
-    // Only consuming processes reclaim: they also delete the identities whose time is up.
-    if (Date.now() - this.#lastSweep >= SWEEP_INTERVAL_MS) {
+  async reclaimExpired(): Promise<number> {
+    const { rows } = await this.#query<{ reclaimed: number }>(this.#sql.reclaim);
+    // Only consuming processes reclaim: they also keep the tables small, once a minute at most.
+    if (this.#sweeping === undefined && Date.now() - this.#lastSweep >= SWEEP_INTERVAL_MS) {
       this.#lastSweep = Date.now();
-      await this.#pool.query(this.#sql.sweepIdentities);
+      this.#sweeping = this.#sweep().finally(() => {
+        this.#sweeping = undefined;
+      });
     }
-    return result.rowCount ?? 0;
+    return rows[0]?.reclaimed ?? 0;
+  }
+
+  /** Deletes expired identities and failed alerts older than `keepFailedMs`, in bounded batches. */
+  async #sweep(): Promise<void> {
+    try {
+      for (let i = 0; i < SWEEP_BATCHES && !this.#closed; i++) {
+        const { rowCount } = await this.#pool.query(this.#sql.sweepIdentities, [SWEEP_BATCH]);
+        if ((rowCount ?? 0) < SWEEP_BATCH) break;
+      }
+      for (let i = 0; i < SWEEP_BATCHES && !this.#closed; i++) {
+        const { rowCount } = await this.#pool.query(this.#sql.sweepFailed, [
+          this.#keepFailedMs,
+          SWEEP_BATCH,
+        ]);
+        if ((rowCount ?? 0) < SWEEP_BATCH) break;
+      }
+    } catch {
+      // The database is down: the next sweep, a minute later, tries again.
+    }
   }
 
   async failed(options: FailedListOptions = {}): Promise<FailedAlert[]> {
     const { limit, offset } = resolveFailedListOptions(options);
-    const { rows } = await this.#query(this.#sql.failed, [QUEUE, limit, offset]);
-    return (rows as { id: string; data: AlertJobData; completed_on: Date | null }[]).map((row) => {
-      const entry = JSON.parse(row.data.entry) as QueuedAlert;
+    interface FailedRow {
+      id: string;
+      entry: string;
+      error: string | null;
+      succeeded: string[];
+      tries: number;
+      failed_at: Date | null;
+    }
+    const { rows } = await this.#query<FailedRow>(this.#sql.failed, [limit, offset]);
+    return rows.map((row) => {
+      const entry = JSON.parse(row.entry) as QueuedAlert;
       return {
         id: row.id,
         alertId: entry.id,
         alert: entry.alert,
-        error: row.data.error ?? '',
-        succeededHandlers: [...row.data.succeeded],
-        tries: row.data.tries,
+        error: row.error ?? '',
+        succeededHandlers: [...row.succeeded],
+        tries: row.tries,
         receivedAt: new Date(entry.receivedAt),
-        failedAt: row.completed_on ?? undefined,
+        failedAt: row.failed_at ?? undefined,
       };
     });
   }
 
   async retry(id: string): Promise<void> {
-    const result = await this.#query(this.#sql.retry, [QUEUE, id]);
-    if (result.rowCount === 0) throw new TypeError(`No failed alert with id "${id}".`);
+    const text = JOB_ID.test(id) ? this.#sql.retryById : this.#sql.retryByAlert;
+    const { rows } = await this.#query<{ retried: number }>(text, [id]);
+    if ((rows[0]?.retried ?? 0) === 0) throw new TypeError(`No failed alert with id "${id}".`);
+    this.#wakeUp.now();
   }
 
   async retryAll(): Promise<number> {
-    const result = await this.#query(this.#sql.retry, [QUEUE, null]);
-    return result.rowCount ?? 0;
+    const { rows } = await this.#query<{ retried: number }>(this.#sql.retryAll);
+    const retried = rows[0]?.retried ?? 0;
+    if (retried > 0) this.#wakeUp.now();
+    return retried;
   }
 
   async counts(): Promise<QueueCounts> {
-    const { rows } = await this.#query(this.#sql.counts, [QUEUE]);
-    return { ...(rows[0] as QueueCounts) };
-  }
-
-  async health(): Promise<QueueHealth> {
-    try {
-      await this.#pool.query('SELECT 1');
-      return { reachable: true };
-    } catch (error) {
-      return { reachable: false, error: `Postgres at ${this.#where}: ${describe(error)}` };
-    }
+    const { rows } = await this.#query<QueueCounts>(this.#sql.counts);
+    const row = rows[0];
+    if (row === undefined) throw this.#error(new Error('no counts'));
+    return { ...row };
   }
 
   async depth(): Promise<number> {
-    const { rows } = await this.#query(this.#sql.depth, [QUEUE]);
-    return (rows[0] as { depth: number }).depth;
+    const { rows } = await this.#query<{ depth: number }>(this.#sql.depth);
+    return rows[0]?.depth ?? 0;
+  }
+
+  /**
+   * Whether the store answers and can write: its tables are ready (migrated at start), this role
+   * may write them, and the session is not read-only. `reachable: false` carries the reason, in
+   * the server's words where it gave one (never a user name or a password).
+   */
+  async health(): Promise<QueueHealth> {
+    const check = async (): Promise<QueueHealth> => {
+      if (this.#mode.tables === 'check') {
+        await this.#pool.query('SELECT 1').catch((error: unknown) => {
+          throw this.#error(error);
+        });
+        return { reachable: true };
+      }
+      const { rows } = await this.#query<{ granted: boolean; read_only: boolean }>(
+        this.#sql.writable,
+      );
+      const row = rows[0];
+      if (row?.read_only === true) {
+        return this.#down(
+          'the database is read-only (a standby, or default_transaction_read_only)',
+        );
+      }
+      if (row?.granted !== true) {
+        return this.#down(
+          `permission denied: this role cannot read and write the tables ${this.schema}.alerts ` +
+            `and ${this.schema}.alert_identities (SELECT, INSERT, UPDATE, DELETE)`,
+        );
+      }
+      return { reachable: true };
+    };
+    try {
+      return await withTimeout(
+        check(),
+        HEALTH_TIMEOUT_MS,
+        `Postgres at ${this.#where} did not answer`,
+      );
+    } catch (error) {
+      return { reachable: false, error: this.#error(error).message };
+    }
+  }
+
+  #down(reason: string): QueueHealth {
+    return { reachable: false, error: `Postgres at ${this.#where}: ${reason}` };
+  }
+
+  stopTaking(): Promise<void> {
+    this.#stopped = true;
+    this.#wakeUp.now(); // a waiting take answers now
+    return this.#listener?.stop() ?? Promise.resolve();
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    await this.stopTaking();
     this.#closed = true;
-    const started = this.#ready;
-    if (started !== undefined) {
-      await started.catch(() => undefined);
-      await this.boss.stop({ graceful: false, close: false }).catch(() => undefined);
-    }
+    await this.#sweeping;
+    await this.#ready?.catch(() => undefined);
     if (this.#ownsPool) await this.#pool.end();
   }
 }
 
 /**
- * The `AlertStore` of `@churn-risk/postgres` (SPEC 15 and 17): alerts are pg-boss jobs in
- * `<schema>.job`, the alert identities a table beside them. `accept` records the identity and
- * sends the job in one transaction; `take` leases a due job to one taker, and every later write
- * is fenced by the taker's token. Core's `createDurableQueue` runs it; most apps call
- * `createPostgresQueue` instead.
+ * The `AlertStore` of `@churn-risk/postgres` (SPEC 15, 17 and 21), on its own tables in the
+ * schema (migrated at start). `accept` records the identity and the alert in one statement and
+ * notifies the consumers; `take` leases the oldest due alert (`FOR UPDATE SKIP LOCKED`) and waits
+ * for work when none is due; every later write is fenced by the taker's token and the lease's
+ * end. Core's `createDurableQueue` runs it; most apps call `createPostgresQueue` instead.
  *
  * @example
  * const store = createPostgresStore({ connection: process.env.DATABASE_URL! });
  * const queue = createDurableQueue(store, { leaseMs: 30_000 });
  */
 export function createPostgresStore(options: PostgresQueueOptions): PostgresAlertStore {
-  return new PgAlertStore(options);
+  return new PgAlertStore(options, { tables: 'migrate' });
+}
+
+/**
+ * A store that creates and migrates nothing: it checks that the schema holds the store's tables
+ * (a `PostgresSchemaError` naming the schema when not). For tools that read an existing schema
+ * (`churn-risk-postgres failed list|retry`).
+ */
+export function openPostgresStore(options: PostgresQueueOptions): PostgresAlertStore {
+  return new PgAlertStore(options, { tables: 'check' });
 }

@@ -1,136 +1,269 @@
 /**
- * The SQL of the Postgres store: its own statements against pg-boss's job table (a fenced take and
- * fenced writes, which pg-boss's fetch and complete do not offer) and its identity table. Every
- * statement names the queue (`name = $1`), so it only ever touches the store's own jobs.
+ * The SQL of the Postgres store, on its own tables in one schema (SPEC 21):
+ *
+ * - `alerts`: one row per accepted alert while it waits, runs or sits in the failed set
+ *   (`state`: `waiting` (due at `due_at`), `active` (leased to `lease_token` until `lease_until`,
+ *   on the database's clock) or `failed`); a completed alert's row is deleted;
+ * - `alert_identities`: the identities `userId:triggeredAt` with their expiry, which outlive the
+ *   alert's row (de-duplication for `dedupeTtlMs`);
+ * - `migrations`: the versions applied.
+ *
+ * Every write of a taker is fenced by its token and the lease's end; the store writes the tries,
+ * stalls and record core computed and increments nothing. Every statement is one round trip, and
+ * statements that change several rows are one statement (a CTE), so they are atomic.
  */
 
-/** The pg-boss queue that holds the alerts. */
-export const QUEUE = 'churn-risk-alerts';
+/** The versions of the tables, in order: a process applies those its schema lacks, at start. */
+export interface Migration {
+  version: number;
+  /** The statements, with `{schema}` for the schema (a checked lower-case SQL name). */
+  sql: string;
+}
 
-/** The database's clock in ms since the epoch: leases are measured on it, never on a process's. */
-const NOW_MS = `(extract(epoch from now()) * 1000)::bigint`;
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE {schema}.alert_identities (
+        alert_id text PRIMARY KEY,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX alert_identities_expires_at ON {schema}.alert_identities (expires_at);
+      CREATE TABLE {schema}.alerts (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        alert_id text NOT NULL,
+        entry text NOT NULL,
+        state text NOT NULL DEFAULT 'waiting' CHECK (state IN ('waiting', 'active', 'failed')),
+        due_at timestamptz NOT NULL DEFAULT now(),
+        tries integer NOT NULL DEFAULT 0,
+        stalls integer NOT NULL DEFAULT 0,
+        lapsed boolean NOT NULL DEFAULT false,
+        succeeded text[] NOT NULL DEFAULT '{}',
+        error text,
+        lease_token text,
+        lease_until timestamptz,
+        failed_at timestamptz
+      );
+      CREATE INDEX alerts_due ON {schema}.alerts (due_at, id) WHERE state = 'waiting';
+      CREATE INDEX alerts_lease ON {schema}.alerts (lease_until) WHERE state = 'active';
+      CREATE INDEX alerts_failed ON {schema}.alerts (failed_at, id) WHERE state = 'failed';
+      CREATE INDEX alerts_failed_alert_id ON {schema}.alerts (alert_id) WHERE state = 'failed';`,
+  },
+];
 
-/** The rows `token` leases now. */
-const FENCE = `name = $1 AND id = $2::uuid AND state = 'active'
-  AND data->'lease'->>'token' = $3 AND (data->'lease'->>'until')::bigint > ${NOW_MS}`;
+/** The version this code writes: a schema at it needs no migration. */
+export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
 
-/** A job waiting or delayed is never deleted by pg-boss's retention while it waits. */
-const KEEP_WAITING = `now() + interval '50 years'`;
+/** The `LISTEN` channel of a schema: its alerts' wake-ups. */
+export function channelOf(schema: string): string {
+  return `churn_risk.${schema}`;
+}
+
+/** The advisory lock key of a schema's migrations (`pg_advisory_xact_lock(int, int)`). */
+export function migrationLockKey(schema: string): [number, number] {
+  let hash = 0x811c9dc5; // FNV-1a
+  for (const char of schema) {
+    hash ^= char.charCodeAt(0);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return [0x43524b31, hash | 0]; // 'CRK1', the schema
+}
+
+const MS = `* interval '1 millisecond'`;
+
+/** What a take selects and leases; `$token` and `$lease` are its parameter numbers. */
+function takeCtes(alerts: string, token: number, lease: number): string {
+  return `next AS (
+      SELECT id FROM ${alerts}
+      WHERE state = 'waiting' AND due_at <= now()
+      ORDER BY due_at, id
+      LIMIT 1
+      FOR UPDATE SKIP LOCKED
+    ), taken AS (
+      UPDATE ${alerts} AS a
+      SET state = 'active', lease_token = $${String(token)},
+        lease_until = now() + $${String(lease)}::bigint ${MS}
+      FROM next
+      WHERE a.id = next.id
+      RETURNING a.id, a.entry, a.tries, a.succeeded, a.stalls, a.lapsed
+    )`;
+}
+
+/** The rows a token leases now: `$1` id, `$2` token. */
+const FENCE = `id = $1::bigint AND state = 'active' AND lease_token = $2 AND lease_until > now()`;
 
 /** The statements of one schema. `schema` is checked (a lower-case SQL name) before it gets here. */
 export function statements(schema: string) {
-  const job = `${schema}.job`;
-  const identity = `${schema}.alert_identity`;
+  const alerts = `${schema}.alerts`;
+  const identities = `${schema}.alert_identities`;
+  const notify = (payload: string): string => `pg_notify('${channelOf(schema)}', ${payload})`;
+  const putBack = `state = 'waiting', due_at = now(), tries = 0, stalls = 0, lapsed = false,
+    error = NULL, failed_at = NULL`;
   return {
-    /** Idempotent, under a lock (CREATE TABLE IF NOT EXISTS alone races with itself). */
-    createIdentityTable: `
-      SELECT pg_advisory_xact_lock(hashtext('${schema}.alert_identity'));
-      CREATE TABLE IF NOT EXISTS ${identity} (
-        alert_id text PRIMARY KEY,
-        job_id uuid NOT NULL,
-        expires_at timestamptz NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS alert_identity_expires_at ON ${identity} (expires_at);`,
-    /** $1 alert id, $2 job id, $3 ttl ms: a row when the identity was free (or expired). */
-    claimIdentity: `
-      INSERT INTO ${identity} (alert_id, job_id, expires_at)
-      VALUES ($1, $2::uuid, now() + $3::bigint * interval '1 millisecond')
-      ON CONFLICT (alert_id) DO UPDATE
-        SET job_id = EXCLUDED.job_id, expires_at = EXCLUDED.expires_at
-        WHERE ${identity}.expires_at <= now()
-      RETURNING alert_id`,
-    /** Deletes up to 10,000 expired identities. */
-    sweepIdentities: `
-      DELETE FROM ${identity} WHERE alert_id IN (
-        SELECT alert_id FROM ${identity} WHERE expires_at <= now() LIMIT 10000
-      )`,
     /**
-     * $1 queue, $2 token, $3 lease ms. The oldest due alert, read in the order of pg-boss's own
-     * fetch index (`job_i11`: name, priority DESC, created_on, start_after, over jobs not yet
-     * active and not blocked), so that a take reads a few index entries however many alerts wait
-     * (ordered by start_after instead, every take sorted the whole backlog: 12-19 ms with 20,000
-     * waiting, `pnpm bench postgres`).
+     * `$1` schema: what exists of the store's tables. Read from the catalog tables with the
+     * statement's snapshot, not through the catalog cache (`to_regnamespace`), which inside a
+     * transaction that waited for the migration lock may still miss what another process committed.
+     */
+    probe: `SELECT
+      EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1) AS has_schema,
+      EXISTS (SELECT 1 FROM pg_catalog.pg_class AS c
+        JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relname = 'migrations') AS has_migrations`,
+    /** The version of the tables. */
+    version: `SELECT coalesce(max(version), 0)::int AS version FROM ${schema}.migrations`,
+    createSchema: `CREATE SCHEMA ${schema}`,
+    createMigrations: `CREATE TABLE ${schema}.migrations (
+      version integer PRIMARY KEY,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`,
+    /** `$1` version. */
+    recordMigration: `INSERT INTO ${schema}.migrations (version) VALUES ($1)`,
+    /**
+     * `$1` alert id, `$2` the alert as JSON text, `$3` ttl ms. Claims the identity (a free or
+     * expired one), stores the alert and notifies the consumers, in one statement (one
+     * transaction: both rows or neither; the notification is sent at its commit). A row when it
+     * was accepted, none for a duplicate. A second accept of one identity waits on the primary
+     * key for the first to commit, then sees it.
+     */
+    accept: `
+      WITH claim AS (
+        INSERT INTO ${identities} AS i (alert_id, expires_at)
+        VALUES ($1, now() + $3::bigint ${MS})
+        ON CONFLICT (alert_id) DO UPDATE SET expires_at = EXCLUDED.expires_at
+          WHERE i.expires_at <= now()
+        RETURNING alert_id
+      ), job AS (
+        INSERT INTO ${alerts} (alert_id, entry) SELECT alert_id, $2 FROM claim RETURNING id
+      )
+      SELECT id, ${notify(`'0'`)} FROM job`,
+    /**
+     * `$1` token, `$2` lease ms. The oldest due alert, leased, read in the order of the partial
+     * index `alerts_due` (a take reads a few index entries however many alerts wait). When none
+     * was due: `due_in_ms`, how long until the next delayed alert falls due (null when none).
      */
     take: `
-      WITH next AS (
-        SELECT id FROM ${job}
-        WHERE name = $1 AND state < 'active' AND NOT blocked AND start_after <= now()
-        ORDER BY priority DESC, created_on, id
-        LIMIT 1
-        FOR UPDATE SKIP LOCKED
-      )
-      UPDATE ${job} AS j
-      SET state = 'active', started_on = now(),
-        data = jsonb_set(j.data, '{lease}',
-          jsonb_build_object('token', $2::text, 'until', ${NOW_MS} + $3::bigint))
-      FROM next
-      WHERE j.name = $1 AND j.id = next.id
-      RETURNING j.id, j.data`,
-    /** $1 queue, $2 id, $3 token, $4 lease ms. */
+      WITH ${takeCtes(alerts, 1, 2)}
+      SELECT t.*, CASE WHEN t.id IS NULL THEN (
+        SELECT (extract(epoch FROM min(due_at) - now()) * 1000)::float8 FROM ${alerts}
+        WHERE state = 'waiting' AND due_at > now()
+      ) END AS due_in_ms
+      FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true`,
+    /** `$1` id, `$2` token, `$3` next token, `$4` lease ms: completes, and takes the next alert. */
+    completeAndTake: `
+      WITH done AS (
+        DELETE FROM ${alerts} WHERE ${FENCE} RETURNING id
+      ), ${takeCtes(alerts, 3, 4)}
+      SELECT (SELECT count(*) FROM done)::int AS completed, t.*
+      FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true`,
+    /** `$1` id, `$2` token. The row goes; the identity stays until it expires. */
+    complete: `DELETE FROM ${alerts} WHERE ${FENCE}`,
+    /** `$1` id, `$2` token, `$3` lease ms, `$4` stalls (null: unchanged, `lapsed` kept). */
     extend: `
-      UPDATE ${job}
-      SET data = jsonb_set(data, '{lease,until}', to_jsonb(${NOW_MS} + $4::bigint))
-      WHERE ${FENCE}
-      RETURNING id`,
-    /** $1 queue, $2 id, $3 token, $4 seconds a completed job is kept. */
-    complete: `
-      UPDATE ${job}
-      SET state = 'completed', completed_on = now(), deletion_seconds = $4::int,
-        data = data - 'lease'
-      WHERE ${FENCE}
-      RETURNING id`,
-    /** $1 queue, $2 id, $3 token, $4 delay ms, $5 succeeded (json), $6 error message. */
+      UPDATE ${alerts}
+      SET lease_until = now() + $3::bigint ${MS},
+        stalls = coalesce($4::int, stalls), lapsed = lapsed AND $4::int IS NULL
+      WHERE ${FENCE}`,
+    /**
+     * `$1` id, `$2` token, `$3` delay ms, `$4` tries, `$5` succeeded, `$6` error message. Notifies
+     * the consumers with the delay (a wake-up now, or a time to wake up at).
+     */
     scheduleRetry: `
-      UPDATE ${job}
-      SET state = 'retry', start_after = now() + $4::bigint * interval '1 millisecond',
-        retry_count = retry_count + 1, keep_until = ${KEEP_WAITING},
-        data = (data - 'lease') || jsonb_build_object(
-          'tries', coalesce((data->>'tries')::int, 0) + 1, 'succeeded', $5::jsonb, 'error', $6::text)
-      WHERE ${FENCE}
-      RETURNING id`,
-    /** $1 queue, $2 id, $3 token, $4 succeeded (json), $5 error message, $6 seconds kept. */
+      WITH done AS (
+        UPDATE ${alerts}
+        SET state = 'waiting', due_at = now() + $3::bigint ${MS}, tries = $4, succeeded = $5,
+          error = $6, lapsed = false, lease_token = NULL, lease_until = NULL
+        WHERE ${FENCE}
+        RETURNING id
+      )
+      SELECT id, ${notify('($3::bigint)::text')} FROM done`,
+    /** `$1` id, `$2` token, `$3` tries, `$4` succeeded, `$5` error message. */
     fail: `
-      UPDATE ${job}
-      SET state = 'failed', completed_on = now(), deletion_seconds = $6::int,
-        output = jsonb_build_object('message', $5::text),
-        data = (data - 'lease') || jsonb_build_object(
-          'tries', coalesce((data->>'tries')::int, 0) + 1, 'succeeded', $4::jsonb, 'error', $5::text)
-      WHERE ${FENCE}
-      RETURNING id`,
-    /** $1 queue. */
+      UPDATE ${alerts}
+      SET state = 'failed', failed_at = now(), tries = $3, succeeded = $4, error = $5,
+        lapsed = false, lease_token = NULL, lease_until = NULL
+      WHERE ${FENCE}`,
+    /** Puts back every alert whose lease expired, marked lapsed; notifies when there were any. */
     reclaim: `
-      UPDATE ${job}
-      SET state = 'retry', start_after = now(), keep_until = ${KEEP_WAITING},
-        data = (data - 'lease') || jsonb_build_object(
-          'stalls', coalesce((data->>'stalls')::int, 0) + 1)
-      WHERE name = $1 AND state = 'active'
-        AND coalesce((data->'lease'->>'until')::bigint, 0) <= ${NOW_MS}
-      RETURNING id`,
-    /** $1 queue, $2 limit, $3 offset. */
+      WITH back AS (
+        UPDATE ${alerts}
+        SET state = 'waiting', lapsed = true, lease_token = NULL, lease_until = NULL
+        WHERE state = 'active' AND lease_until <= now()
+        RETURNING id
+      )
+      SELECT count(*)::int AS reclaimed,
+        CASE WHEN count(*) > 0 THEN ${notify(`'0'`)}::text END AS notified
+      FROM back`,
+    /** `$1` limit, `$2` offset: newest first. */
     failed: `
-      SELECT id, data, completed_on FROM ${job}
-      WHERE name = $1 AND state = 'failed'
-      ORDER BY completed_on DESC, id
-      LIMIT $2 OFFSET $3`,
-    /** $1 queue, $2 job id or alert identity (null: every failed alert, a snapshot). */
-    retry: `
-      UPDATE ${job}
-      SET state = 'created', start_after = now(), completed_on = NULL, output = NULL,
-        keep_until = ${KEEP_WAITING},
-        data = (data - 'error') || jsonb_build_object('tries', 0, 'stalls', 0)
-      WHERE name = $1 AND state = 'failed'
-        AND ($2::text IS NULL OR id::text = $2 OR data->>'alertId' = $2)
-      RETURNING id`,
-    /** $1 queue. */
+      SELECT id, entry, error, succeeded, tries, failed_at FROM ${alerts}
+      WHERE state = 'failed'
+      ORDER BY failed_at DESC, id DESC
+      LIMIT $1 OFFSET $2`,
+    /** `$1` job id: tries and stalls to 0, lapsed cleared, the record kept. */
+    retryById: `
+      WITH back AS (
+        UPDATE ${alerts} SET ${putBack} WHERE state = 'failed' AND id = $1::bigint RETURNING id
+      )
+      SELECT count(*)::int AS retried,
+        CASE WHEN count(*) > 0 THEN ${notify(`'0'`)}::text END AS notified
+      FROM back`,
+    /** `$1` alert identity. */
+    retryByAlert: `
+      WITH back AS (
+        UPDATE ${alerts} SET ${putBack} WHERE state = 'failed' AND alert_id = $1 RETURNING id
+      )
+      SELECT count(*)::int AS retried,
+        CASE WHEN count(*) > 0 THEN ${notify(`'0'`)}::text END AS notified
+      FROM back`,
+    /** Every alert failed now (one statement: a snapshot). */
+    retryAll: `
+      WITH back AS (UPDATE ${alerts} SET ${putBack} WHERE state = 'failed' RETURNING id)
+      SELECT count(*)::int AS retried,
+        CASE WHEN count(*) > 0 THEN ${notify(`'0'`)}::text END AS notified
+      FROM back`,
+    /**
+     * Counts by state. `completed`: identities still remembered whose alert's row is gone (a
+     * completed alert keeps only its identity).
+     */
     counts: `
       SELECT
-        count(*) FILTER (WHERE state < 'active' AND start_after <= now())::int AS waiting,
+        count(*) FILTER (WHERE state = 'waiting' AND due_at <= now())::int AS waiting,
         count(*) FILTER (WHERE state = 'active')::int AS active,
-        count(*) FILTER (WHERE state < 'active' AND start_after > now())::int AS delayed,
+        count(*) FILTER (WHERE state = 'waiting' AND due_at > now())::int AS delayed,
         count(*) FILTER (WHERE state = 'failed')::int AS failed,
-        count(*) FILTER (WHERE state = 'completed')::int AS completed
-      FROM ${job} WHERE name = $1`,
-    /** $1 queue. */
-    depth: `SELECT count(*)::int AS depth FROM ${job} WHERE name = $1 AND state < 'active'`,
+        (SELECT count(*) FROM ${identities} AS i WHERE i.expires_at > now()
+          AND NOT EXISTS (SELECT 1 FROM ${alerts} AS a WHERE a.alert_id = i.alert_id))::int
+          AS completed
+      FROM ${alerts}`,
+    depth: `SELECT count(*)::int AS depth FROM ${alerts} WHERE state = 'waiting'`,
+    /** `$1` batch size: deletes up to that many expired identities. */
+    sweepIdentities: `
+      DELETE FROM ${identities} WHERE alert_id IN (
+        SELECT alert_id FROM ${identities} WHERE expires_at <= now()
+        ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
+      )`,
+    /** `$1` ms a failed alert is kept, `$2` batch size. */
+    sweepFailed: `
+      DELETE FROM ${alerts} WHERE id IN (
+        SELECT id FROM ${alerts} WHERE state = 'failed' AND failed_at <= now() - $1::bigint ${MS}
+        ORDER BY failed_at LIMIT $2 FOR UPDATE SKIP LOCKED
+      )`,
+    /** Whether this role can write the tables, and whether the session can write at all. */
+    writable: `
+      SELECT
+        has_schema_privilege('${schema}', 'USAGE')
+        AND has_table_privilege('${alerts}', 'SELECT')
+        AND has_table_privilege('${alerts}', 'INSERT')
+        AND has_table_privilege('${alerts}', 'UPDATE')
+        AND has_table_privilege('${alerts}', 'DELETE')
+        AND has_table_privilege('${identities}', 'SELECT')
+        AND has_table_privilege('${identities}', 'INSERT')
+        AND has_table_privilege('${identities}', 'UPDATE')
+        AND has_table_privilege('${identities}', 'DELETE') AS granted,
+        current_setting('transaction_read_only') = 'on' AS read_only`,
   };
 }
+
+/** The statements of a schema, by name. */
+export type Statements = ReturnType<typeof statements>;

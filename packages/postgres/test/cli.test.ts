@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFailedCli } from '../src/cli/failed-cli.js';
 import { createPostgresQueue } from '../src/index.js';
 import { startPostgres, type PostgresServer } from '../src/testing.js';
-import { deliveryOf, makeAlert, SECRET } from './helpers.js';
+import { deliveryOf, makeAlert, requirePassword, SECRET, sql, urlAs } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../src/cli/bin.ts', import.meta.url));
 
@@ -26,12 +26,15 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 }
 
 /** Runs the bin as its own process (from source); resolves with its exit code and output. */
-function runBin(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+function runBin(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
       ['--conditions=@churn-risk/source', '--import', 'tsx', BIN, ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
     );
     let out = '';
     let err = '';
@@ -109,12 +112,60 @@ describe('churn-risk-postgres failed list|retry', () => {
     expect(missing.err).toContain('no failed alert "nope"');
   });
 
-  it('the bin (from source) runs, and says when there are no failed alerts', async () => {
-    const result = await runBin(['failed', 'list', '--database', postgres.url, '--schema', 'cli2']);
+  it('the bin (from source) runs, with the URL in DATABASE_URL, and says when there are no failed alerts', async () => {
+    const result = await runBin(['failed', 'list', '--schema', 'cli'], {
+      DATABASE_URL: postgres.url,
+    });
     expect(result.err).toBe('');
     expect(result.code).toBe(0);
     expect(result.out).toBe('No failed alerts.\n');
   }, 90_000);
+
+  it('creates and migrates nothing: a schema without the tables is an error naming it and --schema', async () => {
+    for (const [args, schema] of [
+      [['--schema', 'nothing_here'], 'nothing_here'],
+      [[], 'churn_risk'],
+    ] as const) {
+      const result = await cli(['failed', 'list', '--database', postgres.url, ...args]);
+      expect(result.code).toBe(1);
+      expect(result.out).toBe('');
+      expect(result.err.trimEnd().split('\n')).toHaveLength(1);
+      expect(result.err).toContain(`"${schema}"`);
+      expect(result.err).toContain('--schema');
+    }
+    await sql(postgres.url, 'CREATE SCHEMA empty_one');
+    const empty = await cli([
+      'failed',
+      'retry',
+      '--all',
+      '--database',
+      postgres.url,
+      '--schema',
+      'empty_one',
+    ]);
+    expect(empty.code).toBe(1);
+    expect(empty.err).toContain('"empty_one" holds no @churn-risk/postgres tables');
+    const { rows } = await sql(
+      postgres.url,
+      `SELECT nspname FROM pg_namespace WHERE nspname IN ('nothing_here', 'churn_risk')
+       UNION ALL SELECT table_name FROM information_schema.tables WHERE table_schema = 'empty_one'`,
+    );
+    expect(rows).toEqual([]);
+  });
+
+  it('a wrong password: one line naming the host, never the user or the password', async () => {
+    await sql(postgres.url, "CREATE ROLE churner LOGIN PASSWORD 'right-pass'");
+    await requirePassword(postgres, 'churner');
+    const url = urlAs(postgres, 'churner', 'wrong-pass', 'postgres');
+    const result = await cli(['failed', 'list', '--database', url, '--schema', 'cli']);
+    expect(result.code).toBe(1);
+    expect(result.err.trimEnd().split('\n')).toEqual([
+      `churn-risk-postgres: cannot reach Postgres at 127.0.0.1:${String(postgres.port)}/postgres ` +
+        'within 5 s (password authentication failed: the user name or the password is wrong).',
+    ]);
+    expect(result.err).not.toContain('churner');
+    expect(result.err).not.toContain('wrong-pass');
+  });
 
   it('names a bad flag or a missing --database, with exit code 2', async () => {
     const bad = await cli(['failed', 'list', '--database', postgres.url, '--limitt', '3']);

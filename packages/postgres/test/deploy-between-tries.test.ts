@@ -29,7 +29,7 @@ const notify =
   };
 
 function worker(schema: string, release: Release): { receiver: Receiver; queue: PostgresQueue } {
-  const queue = createPostgresQueue({ connection: postgres.url, schema, lockDurationMs: 2000 });
+  const queue = createPostgresQueue({ connection: postgres.url, schema, leaseMs: 2000 });
   const receiver = createReceiver({
     secret: SECRET,
     queue,
@@ -47,8 +47,7 @@ async function promote(schema: string): Promise<void> {
   await client.connect();
   try {
     const result = await client.query(
-      `UPDATE ${schema}.job SET start_after = now() WHERE name = $1 AND state = 'retry'`,
-      ['churn-risk-alerts'],
+      `UPDATE ${schema}.alerts SET due_at = now() WHERE state = 'waiting' AND due_at > now()`,
     );
     expect(result.rowCount).toBe(1);
   } finally {

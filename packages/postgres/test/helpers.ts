@@ -1,5 +1,8 @@
 import type { Receiver } from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { PostgresQueue } from '../src/index.js';
 import { startPostgres, type PostgresServer } from '../src/testing.js';
@@ -44,7 +47,11 @@ export interface OpenedOnPostgres {
  * Starts this file's own PostgreSQL cluster (stopped by pid after the file, also when a test
  * failed), and closes the receivers and queues pushed to `open` after each test.
  */
-export function usePostgres(): { readonly url: string; open: OpenedOnPostgres } {
+export function usePostgres(): {
+  readonly url: string;
+  readonly server: PostgresServer;
+  open: OpenedOnPostgres;
+} {
   let postgres: PostgresServer | undefined;
   const open: OpenedOnPostgres = { receivers: [], queues: [] };
   beforeAll(async () => {
@@ -63,6 +70,10 @@ export function usePostgres(): { readonly url: string; open: OpenedOnPostgres } 
       if (postgres === undefined) throw new Error('the Postgres server has not started');
       return postgres.url;
     },
+    get server(): PostgresServer {
+      if (postgres === undefined) throw new Error('the Postgres server has not started');
+      return postgres;
+    },
     open,
   };
 }
@@ -78,4 +89,39 @@ export async function until(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Runs one statement on `url` over a connection of its own. */
+export async function sql(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await client.query(text, values);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Makes `user` log in with a password (`scram-sha-256` on 127.0.0.1, the way managed Postgres
+ * gives it) instead of the test cluster's trust: a line in front of pg_hba.conf, then a reload.
+ */
+export async function requirePassword(server: PostgresServer, user: string): Promise<void> {
+  const file = join(server.dir, 'data', 'pg_hba.conf');
+  const line = `host all ${user} 127.0.0.1/32 scram-sha-256\n`;
+  writeFileSync(file, line + readFileSync(file, 'utf8'));
+  await sql(server.url, 'SELECT pg_reload_conf()');
+}
+
+/** `server.url` for another user (with a password) and database. */
+export function urlAs(server: PostgresServer, user: string, password: string, db: string): string {
+  const url = new URL(server.url);
+  url.username = user;
+  url.password = password;
+  url.pathname = `/${db}`;
+  return url.toString();
 }

@@ -5,22 +5,36 @@ import { createPostgresQueue, createPostgresStore, POSTGRES_QUEUE_DEFAULTS } fro
 const URL = 'postgres://app:pw@127.0.0.1:1/alerts';
 
 describe('createPostgresQueue options', () => {
-  it('has the defaults of SPEC 15', () => {
+  it('has the defaults of SPEC 15 and 21', async () => {
     expect(POSTGRES_QUEUE_DEFAULTS).toEqual({
       schema: 'churn_risk',
-      lockDurationMs: 30_000,
+      leaseMs: 30_000,
       maxStalls: 3,
       enqueueTimeoutMs: 2_000,
       dedupeTtlMs: 72 * 3_600_000,
       keepFailedMs: 30 * 24 * 3_600_000,
-      pollIntervalMs: 250,
+      pollIntervalMs: 2_000,
+      listen: true,
     });
     const store = createPostgresStore({ connection: URL });
-    expect([store.kind, store.schema, store.queueName]).toEqual([
-      'postgres',
-      'churn_risk',
-      'churn-risk-alerts',
-    ]);
+    expect([store.kind, store.schema]).toEqual(['postgres', 'churn_risk']);
+    const queue = createPostgresQueue({ connection: URL });
+    expect(Object.keys(queue)).not.toContain('boss');
+    await Promise.all([store.close(), queue.close()]);
+  });
+
+  it.each([
+    ['lockDurationMs', 'leaseMs'],
+    ['stalledIntervalMs', 'reclaimIntervalMs'],
+    ['pollIntervalMS', 'pollIntervalMs'],
+    ['keepFailed', 'keepFailedMs'],
+  ])('refuses the unknown option %s with a TypeError naming it and %s', (key, known) => {
+    for (const create of [createPostgresQueue, createPostgresStore]) {
+      expect(() => create({ connection: URL, [key]: 1000 })).toThrow(TypeError);
+      expect(() => create({ connection: URL, [key]: 1000 })).toThrow(
+        new RegExp(`"${key}".*${known}`),
+      );
+    }
   });
 
   it.each([
@@ -31,13 +45,14 @@ describe('createPostgresQueue options', () => {
     ['a schema with upper case', { connection: URL, schema: 'Churn' }],
     ['a schema with a quote', { connection: URL, schema: 'a";drop' }],
     ['an empty schema', { connection: URL, schema: '' }],
-    ['lockDurationMs 0', { connection: URL, lockDurationMs: 0 }],
-    ['lockDurationMs 1.5', { connection: URL, lockDurationMs: 1.5 }],
+    ['leaseMs 0', { connection: URL, leaseMs: 0 }],
+    ['leaseMs 1.5', { connection: URL, leaseMs: 1.5 }],
     ['maxStalls -1', { connection: URL, maxStalls: -1 }],
     ['maxStalls 1.5', { connection: URL, maxStalls: 1.5 }],
     ['enqueueTimeoutMs "2000"', { connection: URL, enqueueTimeoutMs: '2000' }],
     ['dedupeTtlMs NaN', { connection: URL, dedupeTtlMs: Number.NaN }],
-    ['keepFailedMs beyond an int of seconds', { connection: URL, keepFailedMs: 2 ** 31 * 1000 }],
+    ['keepFailedMs beyond a safe integer', { connection: URL, keepFailedMs: 2 ** 60 }],
+    ['listen "yes"', { connection: URL, listen: 'yes' }],
     ['reclaimIntervalMs 0', { connection: URL, reclaimIntervalMs: 0 }],
     ['pollIntervalMs 0', { connection: URL, pollIntervalMs: 0 }],
     ['pollIntervalMs 2.5', { connection: URL, pollIntervalMs: 2.5 }],
@@ -59,11 +74,12 @@ describe('createPostgresQueue options', () => {
   });
 
   it('health() of a database that is down names the host, never the password', async () => {
-    const queue = createPostgresQueue({ connection: URL, enqueueTimeoutMs: 500 });
+    const queue = createPostgresQueue({ connection: URL });
     const health = await queue.health();
     expect(health.reachable).toBe(false);
     expect(health.error).toContain('127.0.0.1:1/alerts');
     expect(health.error).not.toContain('pw');
+    expect(health.error).not.toContain('app');
     await expect(queue.depth()).rejects.toThrow();
     await queue.close();
   });

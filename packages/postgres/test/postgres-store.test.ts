@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresAlertStore } from '../src/index.js';
-import { QUEUE, statements } from '../src/sql.js';
-import { until, usePostgres } from './helpers.js';
+import { statements } from '../src/sql.js';
+import { sql as sqlOn, until, usePostgres } from './helpers.js';
 
 const postgres = usePostgres();
 let sequence = 0;
@@ -23,45 +23,38 @@ function entry(): { id: string; alert: never; receivedAt: number } {
   return { id: `${userId}:${triggeredAt}`, alert: alert as never, receivedAt: Date.now() };
 }
 
-async function sql(text: string, values: unknown[] = []): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: postgres.url });
-  await client.connect();
-  try {
-    return await client.query(text, values);
-  } finally {
-    await client.end();
-  }
-}
+const sql = (text: string, values: unknown[] = []): Promise<pg.QueryResult> =>
+  sqlOn(postgres.url, text, values);
 
 describe('the Postgres store', () => {
-  it('creates its schema on first use from several processes at once', async () => {
-    const stores: PostgresAlertStore[] = Array.from({ length: 5 }, () =>
+  it('eight stores starting at once on a fresh schema create it once, under the advisory lock', async () => {
+    const stores: PostgresAlertStore[] = Array.from({ length: 8 }, () =>
       createPostgresStore({ connection: postgres.url, schema: 'first_use' }),
     );
     try {
       const answers = await Promise.all(
         stores.map((store) => store.accept(entry(), { dedupeTtlMs: 60_000 })),
       );
-      expect(answers).toEqual(Array(5).fill('accepted'));
-      expect((await stores[0]?.counts())?.waiting).toBe(5);
+      expect(answers).toEqual(Array(8).fill('accepted'));
+      expect((await stores[0]?.counts())?.waiting).toBe(8);
       const tables = await sql(
         `SELECT table_name FROM information_schema.tables WHERE table_schema = 'first_use'
-         AND table_name IN ('job', 'alert_identity', 'queue') ORDER BY table_name`,
+         ORDER BY table_name`,
       );
       expect(tables.rows.map((row: { table_name: string }) => row.table_name)).toEqual([
-        'alert_identity',
-        'job',
-        'queue',
+        'alert_identities',
+        'alerts',
+        'migrations',
       ]);
+      const versions = await sql('SELECT version FROM first_use.migrations');
+      expect(versions.rows).toEqual([{ version: 1 }]);
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }
   });
 
-  it('accepts a burst larger than its pool on a cold start: a send never waits for a second connection', async () => {
-    // Two processes starting at once on a fresh schema, each with a pool of 2: the one that did not
-    // create pg-boss's queue must not look it up during a send, from inside an accept transaction
-    // (every connection would be held by a transaction waiting for one more: 503s until time-out).
+  it('accepts a burst larger than its pool on a cold start', async () => {
+    // Two processes starting at once on a fresh schema, each with a pool of 2.
     const connection = { connectionString: postgres.url, max: 2 };
     const stores = [0, 1].map(() =>
       createPostgresStore({ connection, schema: 'cold_burst', enqueueTimeoutMs: 5_000 }),
@@ -93,33 +86,38 @@ describe('the Postgres store', () => {
     }
   });
 
-  it('keeps a failed alert keepFailedMs, then pg-boss maintenance deletes it; expired identities are swept', async () => {
+  it('a completed alert keeps only its identity (still a duplicate); housekeeping deletes expired identities and old failed alerts', async () => {
     const store = createPostgresStore({
       connection: postgres.url,
       schema: 'housekeeping',
       keepFailedMs: 1000,
+      pollIntervalMs: 100,
     });
     try {
-      const alert = entry();
-      await store.accept(alert, { dedupeTtlMs: 100 });
-      const taken = await store.take({ token: 't', leaseMs: 60_000 });
-      expect(taken).toBeDefined();
-      expect(await store.fail(taken?.id ?? '', 't', { error: new Error('x'), succeeded: [] })).toBe(
+      const done = entry();
+      await store.accept(done, { dedupeTtlMs: 60_000 });
+      const first = await store.take({ token: 't1', leaseMs: 60_000 });
+      expect(await store.complete(first?.id ?? '', 't1')).toBe(true);
+      expect((await sql('SELECT count(*)::int AS n FROM housekeeping.alerts')).rows[0]).toEqual({
+        n: 0,
+      });
+      expect(await store.accept(done, { dedupeTtlMs: 60_000 })).toBe('duplicate');
+      expect((await store.counts()).completed).toBe(1);
+
+      await store.accept(entry(), { dedupeTtlMs: 100 });
+      const taken = await store.take({ token: 't2', leaseMs: 60_000 });
+      const error = new Error('x');
+      expect(await store.fail(taken?.id ?? '', 't2', { error, tries: 1, succeeded: [] })).toBe(
         true,
       );
-      const row = await sql(
-        `SELECT deletion_seconds, state FROM housekeeping.job WHERE id = $1::uuid`,
-        [taken?.id],
-      );
-      expect(row.rows[0]).toEqual({ deletion_seconds: 1, state: 'failed' });
       await new Promise((resolve) => setTimeout(resolve, 1200));
+      expect((await store.counts()).failed).toBe(1);
+      await store.reclaimExpired(); // a consuming process sweeps, once a minute at most
+      await until(async () => (await store.counts()).failed === 0, 'the old failed alert to go');
       await until(async () => {
-        await store.boss.supervise();
-        return (await store.counts()).failed === 0;
-      }, 'pg-boss maintenance to delete the failed alert');
-      await store.reclaimExpired({ maxStalls: 3 }); // a consuming process sweeps identities
-      const identities = await sql('SELECT count(*)::int AS n FROM housekeeping.alert_identity');
-      expect(identities.rows[0]).toEqual({ n: 0 });
+        const { rows } = await sql('SELECT count(*)::int AS n FROM housekeeping.alert_identities');
+        return (rows[0] as { n: number }).n === 1; // the completed alert's, not yet expired
+      }, 'the expired identity to go');
     } finally {
       await store.close();
     }
@@ -130,6 +128,7 @@ describe('the Postgres store', () => {
     pool.on('error', () => undefined); // a user's pool: its owner listens (the server stops later)
     const store = createPostgresStore({ connection: pool, schema: 'own_pool' });
     expect(await store.accept(entry(), { dedupeTtlMs: 60_000 })).toBe('accepted');
+    expect(await store.take({ token: 't', leaseMs: 60_000 })).toBeDefined();
     await store.close();
     expect((await pool.query('SELECT 1 AS one')).rows[0]).toEqual({ one: 1 });
     await pool.end();
@@ -140,20 +139,20 @@ describe('the Postgres store', () => {
     try {
       const oldest = entry();
       await store.accept(oldest, { dedupeTtlMs: 60_000 });
-      for (let i = 0; i < 3000; i += 10) {
+      for (let i = 0; i < 3000; i += 20) {
         await Promise.all(
-          Array.from({ length: 10 }, () => store.accept(entry(), { dedupeTtlMs: 60_000 })),
+          Array.from({ length: 20 }, () => store.accept(entry(), { dedupeTtlMs: 60_000 })),
         );
       }
-      await sql('ANALYZE backlog.job');
-      // The take's own statement, its lease parameters aside: EXPLAIN, not a timing.
+      await sql('ANALYZE backlog.alerts');
+      // The take's own statement, its lease aside: EXPLAIN, not a timing.
       const take = statements('backlog').take;
-      const select = /WITH next AS \(([\s\S]*?)\)\s*UPDATE/.exec(take)?.[1] ?? '';
+      const select = /next AS \(([\s\S]*?)\), taken AS/.exec(take)?.[1] ?? '';
       expect(select).toContain('FOR UPDATE SKIP LOCKED');
-      const { rows } = await sql(`EXPLAIN ${select}`, [QUEUE]);
+      const { rows } = await sql(`EXPLAIN ${select}`);
       const plan = rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
-      expect(plan).toMatch(/Index Scan/);
-      expect(plan).not.toMatch(/Seq Scan/);
+      expect(plan).toMatch(/Index Scan using alerts_due/);
+      expect(plan).not.toMatch(/Seq Scan|Sort/);
       const first = await store.take({ token: 't', leaseMs: 60_000 });
       expect(first?.entry.id).toBe(oldest.id);
     } finally {

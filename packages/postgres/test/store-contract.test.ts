@@ -21,11 +21,15 @@ storeContract(
   {
     name: 'postgres',
     create: (scope) =>
-      createPostgresStore({ connection: postgres.url, schema: `contract_${scope}` }),
+      // A short poll: the cases' takes that find nothing answer within it (LISTEN wakes them).
+      createPostgresStore({
+        connection: postgres.url,
+        schema: `contract_${scope}`,
+        pollIntervalMs: 200,
+      }),
     unreachable: () =>
       createPostgresStore({
         connection: `postgres://postgres@127.0.0.1:${String(nobody)}/postgres`,
-        enqueueTimeoutMs: 500,
       }),
   },
 );

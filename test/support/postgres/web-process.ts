@@ -1,7 +1,7 @@
 /**
  * A web process for the Postgres tests (`serveAccepting` of ../durable-process.ts) on the Postgres
- * queue. Runs on Node >= 22.12 (pg-boss 12). Env: DATABASE_URL, SECRET, ENQUEUE_TIMEOUT_MS. Prints
- * `listening on <url>`; SIGTERM closes it.
+ * queue. Env: DATABASE_URL, SECRET, ENQUEUE_TIMEOUT_MS. Prints `listening on <url>`; SIGTERM
+ * closes it.
  */
 import { createPostgresQueue } from '@churn-risk/postgres';
 import { requiredEnv, serveAccepting } from '../durable-process.js';

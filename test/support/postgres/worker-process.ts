@@ -1,19 +1,19 @@
 /**
  * A worker process for the Postgres tests (`runWorker` of ../durable-process.ts, which says what
- * the handler logs) on the Postgres queue. Runs on Node >= 22.12 (pg-boss 12). Env: DATABASE_URL,
- * SECRET, LOG_FILE, WORK_MS, HOLD_MS, CONCURRENCY, LOCK_MS, RECLAIM_MS. Each onError call prints
+ * the handler logs) on the Postgres queue. Env: DATABASE_URL, SECRET, LOG_FILE, WORK_MS, HOLD_MS,
+ * CONCURRENCY, LOCK_MS (the lease, `leaseMs`), RECLAIM_MS. Each onError call prints
  * `onError <id> <pid> <message>` on stderr. Prints `worker ready`; SIGTERM closes it (running
  * handlers finish).
  */
 import { createPostgresQueue } from '@churn-risk/postgres';
 import { requiredEnv, runWorker } from '../durable-process.js';
 
-const lockDurationMs = Number(process.env.LOCK_MS ?? 30_000);
+const leaseMs = Number(process.env.LOCK_MS ?? 30_000);
 runWorker(
   createPostgresQueue({
     connection: requiredEnv('DATABASE_URL'),
-    lockDurationMs,
-    reclaimIntervalMs: Number(process.env.RECLAIM_MS ?? Math.min(lockDurationMs, 30_000)),
+    leaseMs,
+    reclaimIntervalMs: Number(process.env.RECLAIM_MS ?? Math.min(leaseMs, 30_000)),
   }),
   (line) => {
     console.error(`onError ${line}`);

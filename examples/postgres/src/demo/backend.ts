@@ -1,6 +1,6 @@
 import type { DemoBackend } from '@churn-risk/example-durable-demo';
 import { fileURLToPath } from 'node:url';
-import { pgBossNode } from './node-binary.js';
+import { processNode } from './node-binary.js';
 import { startPostgres } from './start-postgres.js';
 
 /** How often the demo's worker puts a dead worker's alerts back (`RECLAIM_MS`). */
@@ -8,15 +8,14 @@ const RECLAIM_MS = 1000;
 
 /**
  * The demo on Postgres: a throwaway PostgreSQL cluster, `DATABASE_URL`, the web and worker
- * processes on a Node that loads pg-boss 12, a lease that expires and a reclaim that puts the
- * alert back.
+ * processes, a lease that expires and a reclaim that puts the alert back.
  */
 export const postgresBackend: DemoBackend = {
   id: 'postgres',
   title: 'PostgreSQL',
   exampleRoot: fileURLToPath(new URL('../..', import.meta.url)),
   urlVariable: 'DATABASE_URL',
-  node: pgBossNode,
+  node: processNode,
   workerEnv: { RECLAIM_MS: String(RECLAIM_MS) },
   accepted: 'every one of them committed in Postgres',
   takeover: (lockMs) =>

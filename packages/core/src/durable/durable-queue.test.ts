@@ -335,3 +335,84 @@ describe('createDurableQueue at the engine speed (SPEC 21)', () => {
     ).toThrow(/"pollIntervalMS" \(did you mean pollIntervalMs\?\)/);
   });
 });
+
+describe('a handler learns that its lease is gone (context.signal, context.stalls)', () => {
+  it('aborts context.signal when a renewal is refused; a handler that checks it writes nothing twice', async () => {
+    const store = createMemoryStore();
+    const receiver = receiverOn(
+      withExtend(store, () => Promise.resolve(false)),
+      { leaseMs: 100, reclaimIntervalMs: 60_000, logger: recordingLogger() },
+    );
+    const seen: { aborted: boolean; reason: unknown }[] = [];
+    receiver.on('churn_risk_alert', async (_alert, context) => {
+      expect(context.signal.aborted).toBe(false);
+      await sleep(250); // two renewals, both refused
+      seen.push({ aborted: context.signal.aborted, reason: context.signal.reason });
+    });
+    expect((await receiver.handle(request())).status).toBe(202);
+    await receiver.drain({ timeoutMs: 5_000 }).catch(() => undefined);
+    await sleep(50);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.aborted).toBe(true);
+    expect(String(seen[0]?.reason)).toMatch(/lease on alert .* was lost \(a renewal was refused\)/);
+    await receiver.close({ timeoutMs: 1_000 });
+  });
+
+  it('aborts context.signal when the renewal timer fires after the lease ended (a frozen process)', async () => {
+    const store = createMemoryStore();
+    const receiver = receiverOn(store, {
+      leaseMs: 100,
+      reclaimIntervalMs: 60_000,
+      logger: recordingLogger(),
+    });
+    let aborted: boolean | undefined;
+    receiver.on('churn_risk_alert', async (_alert, context) => {
+      // The event loop is blocked past the lease's end, as a process stopped by SIGSTOP or starved
+      // would be: no renewal could run meanwhile.
+      const until = Date.now() + 250;
+      while (Date.now() < until) {
+        // busy
+      }
+      await sleep(80);
+      aborted = context.signal.aborted;
+    });
+    expect((await receiver.handle(request())).status).toBe(202);
+    await receiver.drain({ timeoutMs: 5_000 }).catch(() => undefined);
+    expect(aborted).toBe(true);
+    await receiver.close({ timeoutMs: 1_000 });
+  });
+
+  it('tells a handler retaken after a stall how often its takers died (context.stalls)', async () => {
+    const store = createMemoryStore();
+    const producer = createReceiver({
+      secret: SECRET,
+      queue: createDurableQueue(store),
+      consume: false,
+    });
+    expect((await producer.handle(request())).status).toBe(202);
+    // A taker dies mid-alert (it takes and never writes); the store puts the alert back.
+    expect(await store.take({ token: 'dead', leaseMs: 10 })).toBeDefined();
+    await sleep(20);
+    expect(await store.reclaimExpired?.()).toBe(1);
+    const receiver = receiverOn(store);
+    const contexts: { stalls: number; aborted: boolean }[] = [];
+    receiver.on('churn_risk_alert', (_alert, context) => {
+      contexts.push({ stalls: context.stalls, aborted: context.signal.aborted });
+    });
+    await receiver.drain({ timeoutMs: 5_000 });
+    expect(contexts).toEqual([{ stalls: 1, aborted: false }]);
+    await Promise.all([receiver.close(), producer.close()]);
+  });
+
+  it('never aborts and reports no stall with the in-memory queue', async () => {
+    const receiver = createReceiver({ secret: SECRET });
+    const contexts: { stalls: number; aborted: boolean }[] = [];
+    receiver.on('churn_risk_alert', (_alert, context) => {
+      contexts.push({ stalls: context.stalls, aborted: context.signal.aborted });
+    });
+    expect((await receiver.handle(request())).status).toBe(202);
+    await receiver.drain({ timeoutMs: 5_000 });
+    expect(contexts).toEqual([{ stalls: 0, aborted: false }]);
+    await receiver.close();
+  });
+});

@@ -383,7 +383,8 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     token: string,
   ): Promise<Taken | undefined> {
     let chained: Taken | undefined;
-    const lease = this.#renewLease(processor, taken, token);
+    const lost = new AbortController();
+    const lease = this.#renewLease(processor, taken, token, lost);
     try {
       let stalls = taken.stalls;
       if (taken.lapsed) {
@@ -392,11 +393,12 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
       }
       const input = processor.input(taken.entry);
       const stored = { tries: taken.tries, succeeded: taken.succeeded, stalls };
-      await runStoredTry(input, stored, this.#maxStalls, async (verdict) => {
+      const apply = async (verdict: TryVerdict): Promise<boolean> => {
         const { written, next } = await this.#store(processor, taken, token, verdict);
         chained = next;
         return written;
-      });
+      };
+      await runStoredTry(input, stored, this.#maxStalls, apply, { signal: lost.signal, stalls });
     } catch (error) {
       processor.logger.error(
         { id: taken.entry.id, err: error },
@@ -429,25 +431,40 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     return false;
   }
 
-  /** Renews the lease every half of it; a refused renewal is logged once. */
+  /**
+   * Renews the lease every half of it. The lease is lost when a renewal is refused, or when the
+   * renewal timer fires after the lease's end (this process was frozen or starved past it, and
+   * another may have taken the alert over): `lost` aborts (the handlers' `context.signal`), and
+   * that is logged once.
+   */
   #renewLease(
     processor: AlertProcessor,
     taken: StoredAlert,
     token: string,
+    lost: AbortController,
   ): ReturnType<typeof setInterval> {
-    let lost = false;
+    let leaseEnd = Date.now() + this.#leaseMs;
+    const lose = (why: string): void => {
+      if (lost.signal.aborted) return;
+      lost.abort(new Error(`The lease on alert ${taken.entry.id} was lost (${why}).`));
+      processor.logger.warn(
+        { id: taken.entry.id },
+        `churn-risk: the lease on alert ${taken.entry.id} was lost (${why}; another process may ` +
+          'take it over); this try will not be stored',
+      );
+    };
     const timer = setInterval(
       () => {
-        if (lost) return;
+        if (lost.signal.aborted) return;
+        const now = Date.now();
+        if (now >= leaseEnd) {
+          lose(`its renewal came ${String(now - leaseEnd)} ms after its end`);
+          return;
+        }
         this.store.extend(taken.id, token, this.#leaseMs).then(
           (kept) => {
-            if (kept || lost) return;
-            lost = true;
-            processor.logger.warn(
-              { id: taken.entry.id },
-              `churn-risk: the lease on alert ${taken.entry.id} was lost (another process may ` +
-                'take it over); this try will not be stored',
-            );
+            if (kept) leaseEnd = now + this.#leaseMs;
+            else lose('a renewal was refused');
           },
           () => undefined, // the store is down: the verdict's write says so
         );

@@ -149,8 +149,14 @@ class PlatformPushQueue implements PushQueue {
         succeeded: message.succeeded,
         stalls: message.stalls ?? 0,
       };
-      await runStoredTry(processor.input(message.entry), stored, this.#maxStalls, (verdict) =>
-        apply(toPushVerdict(verdict, message.tries)),
+      // The platform owns the delivery (no lease of ours to lose): the signal never aborts.
+      const lease = { signal: new AbortController().signal, stalls: stored.stalls };
+      await runStoredTry(
+        processor.input(message.entry),
+        stored,
+        this.#maxStalls,
+        (verdict) => apply(toPushVerdict(verdict, message.tries)),
+        lease,
       );
     } finally {
       this.#running--;

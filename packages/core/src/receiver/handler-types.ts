@@ -10,6 +10,18 @@ export interface AlertContext {
   attempt: number;
   /** The event name. */
   event: 'churn_risk_alert';
+  /**
+   * Aborts as soon as this try's lease on a durable queue is found lost: a renewal was refused, or
+   * the renewal timer fired after the lease's end (the process was frozen or stalled), so another
+   * process may run the alert meanwhile. Check it before a side effect that must not happen twice,
+   * or pass it to `fetch`. It never aborts with the in-memory queue.
+   */
+  signal: AbortSignal;
+  /**
+   * How often a process that ran this alert died (or froze past its lease) mid-try before this
+   * one: above 0, an earlier run may have done part of the work. Always 0 with the in-memory queue.
+   */
+  stalls: number;
 }
 
 /** A handler as the dispatcher sees it (the event map is erased here). */

@@ -95,7 +95,10 @@ describe('async mode', () => {
       receivedAt: new Date(NOW_MS),
       attempt: 0,
       event: 'churn_risk_alert',
+      signal: expect.any(AbortSignal) as AbortSignal,
+      stalls: 0,
     });
+    expect(context.signal.aborted).toBe(false);
   });
 
   it('runs a replayed delivery once, also when both arrive at the same time', async () => {

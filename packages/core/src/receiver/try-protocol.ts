@@ -83,13 +83,25 @@ function keyOf(entry: HandlerRegistration, index: number): string {
   return entry.id ?? `\u0000#${String(index)}`;
 }
 
+/** What a durable queue's try adds to the handlers' context: its lease's signal, the stalls. */
+export interface TryLease {
+  readonly signal: AbortSignal;
+  readonly stalls: number;
+}
+
+/** A signal that never aborts: the in-memory queue's tries hold no lease that could be lost. */
+const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+const NO_LEASE: TryLease = Object.freeze({ signal: NEVER_ABORTED, stalls: 0 });
+
 /** The context handlers get for try `attempt` (0 for the first). */
-export function contextOf(input: TryInput, attempt: number): AlertContext {
+export function contextOf(input: TryInput, attempt: number, lease = NO_LEASE): AlertContext {
   return {
     id: input.id,
     receivedAt: new Date(input.receivedAt),
     attempt,
     event: 'churn_risk_alert',
+    signal: lease.signal,
+    stalls: lease.stalls,
   };
 }
 
@@ -200,9 +212,10 @@ export function runTry(
   input: TryInput,
   tries: number,
   recorded: readonly string[],
+  lease?: TryLease,
 ): TryVerdict | Promise<TryVerdict> {
   const { handlers } = input;
-  const context = contextOf(input, tries);
+  const context = contextOf(input, tries, lease);
   let failures: FailedHandler[] | undefined;
   let pending: Promise<void>[] | undefined;
   for (let index = 0; index < handlers.length; index++) {
@@ -333,6 +346,7 @@ export async function runStoredTry(
   stored: StoredTry,
   maxStalls: number,
   apply: (verdict: TryVerdict) => Promise<boolean>,
+  lease?: TryLease,
 ): Promise<void> {
   if (stored.stalls > maxStalls) {
     const error = new AlertStalledError(stored.stalls);
@@ -346,7 +360,7 @@ export async function runStoredTry(
     if (await apply(verdict)) await reportFailure(input, stored.tries, error, undefined);
     return;
   }
-  const verdict = await runTry(input, stored.tries, stored.succeeded);
+  const verdict = await runTry(input, stored.tries, stored.succeeded, lease);
   const applied = await apply(verdict);
   if (applied && verdict.outcome === 'failed') {
     await reportFailures(input, stored.tries, verdict.failures);

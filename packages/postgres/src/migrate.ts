@@ -1,0 +1,119 @@
+import type pg from 'pg';
+import { PostgresSchemaError } from './errors.js';
+import { LATEST_VERSION, MIGRATIONS, migrationLockKey, type Statements } from './sql.js';
+
+interface Probe {
+  has_schema: boolean;
+  has_migrations: boolean;
+}
+
+async function versionOf(client: pg.PoolClient, sql: Statements): Promise<number> {
+  const { rows } = await client.query<{ version: number }>(sql.version);
+  return rows[0]?.version ?? 0;
+}
+
+function newer(schema: string, version: number): PostgresSchemaError {
+  return new PostgresSchemaError(
+    schema,
+    `The tables in the schema "${schema}" are at version ${String(version)}, newer than this ` +
+      `@churn-risk/postgres knows (${String(LATEST_VERSION)}): upgrade the package.`,
+  );
+}
+
+async function probe(client: pg.PoolClient, schema: string, sql: Statements): Promise<Probe> {
+  const { rows } = await client.query<Probe>(sql.probe, [schema]);
+  return rows[0] ?? { has_schema: false, has_migrations: false };
+}
+
+/**
+ * Brings the schema's tables to `LATEST_VERSION`. Creates only what is missing: a schema that
+ * exists is never created again (`CREATE SCHEMA IF NOT EXISTS` would need the database's CREATE
+ * right even then), so a role that owns only its schema is enough. The changes run in one
+ * transaction under an advisory lock of the schema, so that many processes starting at once apply
+ * each version once; a schema already at the latest version takes no lock.
+ */
+export async function migrate(pool: pg.Pool, schema: string, sql: Statements): Promise<void> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const lost = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', lost);
+  try {
+    const first = await probe(client, schema, sql);
+    if (first.has_migrations) {
+      const version = await versionOf(client, sql);
+      if (version === LATEST_VERSION) return;
+      if (version > LATEST_VERSION) throw newer(schema, version);
+    }
+    await client.query('BEGIN');
+    try {
+      // A transaction lock (a session lock would outlive its transaction behind a
+      // transaction-pooling PgBouncer, on a server connection another client gets next).
+      const [key1, key2] = migrationLockKey(schema);
+      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [key1, key2]);
+      const now = await probe(client, schema, sql);
+      if (!now.has_schema) await client.query(sql.createSchema);
+      if (!now.has_migrations) await client.query(sql.createMigrations);
+      const version = await versionOf(client, sql);
+      if (version > LATEST_VERSION) throw newer(schema, version);
+      for (const migration of MIGRATIONS) {
+        if (migration.version <= version) continue;
+        await client.query(migration.sql.replaceAll('{schema}', schema));
+        await client.query(sql.recordMigration, [migration.version]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  } catch (error) {
+    broken ??= error instanceof Error ? error : new Error(String(error));
+    throw error;
+  } finally {
+    client.removeListener('error', lost);
+    // A client whose transaction failed midway is dropped rather than reused.
+    client.release(broken);
+  }
+}
+
+/**
+ * Checks that the schema holds the store's tables at the version this code knows, creating and
+ * changing nothing (the CLI's start): a `PostgresSchemaError` naming the schema when it does not.
+ */
+export async function checkTables(pool: pg.Pool, schema: string, sql: Statements): Promise<void> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const lost = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', lost);
+  try {
+    const found = await probe(client, schema, sql);
+    if (!found.has_migrations) {
+      throw new PostgresSchemaError(
+        schema,
+        found.has_schema
+          ? `The schema "${schema}" holds no @churn-risk/postgres tables.`
+          : `There is no schema "${schema}" in this database.`,
+      );
+    }
+    const version = await versionOf(client, sql);
+    if (version > LATEST_VERSION) throw newer(schema, version);
+    if (version < LATEST_VERSION) {
+      throw new PostgresSchemaError(
+        schema,
+        `The tables in the schema "${schema}" are at version ${String(version)}: start a ` +
+          `process of this @churn-risk/postgres once to migrate them to ${String(LATEST_VERSION)}.`,
+      );
+    }
+  } catch (error) {
+    if (!(error instanceof PostgresSchemaError)) {
+      broken = error instanceof Error ? error : new Error(String(error));
+    }
+    throw error;
+  } finally {
+    client.removeListener('error', lost);
+    client.release(broken);
+  }
+}
