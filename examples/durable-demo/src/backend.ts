@@ -14,8 +14,8 @@ export interface DemoBackend {
   /** The variable both processes read the queue's URL from: `REDIS_URL`, `DATABASE_URL`. */
   urlVariable: string;
   /**
-   * The Node that runs the web and worker processes, when the back end chooses it (pg-boss needs
-   * Node >= 22.12); the demo says which. Default this process's, and nothing said.
+   * The Node that runs the web and worker processes, when the back end chooses it (the Postgres
+   * demo takes `NODE_BINARY`); the demo says which. Default this process's, and nothing said.
    */
   node?: () => string;
   /** Worker variables besides `CONCURRENCY`, `WORK_MS` and `LOCK_MS` (`RECLAIM_MS`). */
