@@ -55,7 +55,7 @@ export interface ClusterReport {
   webExitCodes: (number | null)[];
 }
 
-const WORKER_ENV = { LOCK_MS: '2000', CONCURRENCY: '16', WORK_MS: '10', HOLD_MS: '3000' };
+const WORKER_ENV = { LEASE_MS: '2000', CONCURRENCY: '16', WORK_MS: '10', HOLD_MS: '3000' };
 /** How many alerts (user ids `hold_…`) just before the kill take HOLD_MS instead of WORK_MS. */
 const HOLDS = 8;
 

@@ -36,7 +36,7 @@ describe('a worker process killed with SIGKILL mid-handler', () => {
       PREFIX: 'crash',
       SECRET,
       LOG_FILE: log.file,
-      LOCK_MS: '1500',
+      LEASE_MS: '1500',
       CONCURRENCY: '1',
     };
     const first = spawnTs(WORKER_SCRIPT, { ...env, WORK_MS: '60000' });

@@ -3,7 +3,8 @@
  * STORE_FILE=tasks.jsonl pnpm worker`. Runs the handlers of the alerts the web processes stored
  * in Redis; serves no HTTP. Prints `worker ready`. On SIGTERM (or SIGINT) it stops taking alerts,
  * lets the running ones finish, and exits 0. Killed instead (SIGKILL, OOM), its running alerts
- * are taken over by any worker once their lock expires (LOCK_MS).
+ * are taken over by any worker once their lease expires (LOCK_MS, `leaseMs`) and a reclaim
+ * (every RECLAIM_MS, `reclaimIntervalMs`) puts them back.
  */
 import { createReceiver } from '@churn-risk/core';
 import { createRedisQueue } from '@churn-risk/redis';
@@ -15,7 +16,10 @@ import { numberEnv, requireEnv } from './env.js';
 const prefix = process.env.REDIS_PREFIX;
 const queue = createRedisQueue({
   connection: requireEnv('REDIS_URL', 'the Redis URL, e.g. redis://127.0.0.1:6379'),
-  lockDurationMs: numberEnv('LOCK_MS', 30_000),
+  leaseMs: numberEnv('LOCK_MS', 30_000),
+  ...(process.env.RECLAIM_MS !== undefined && {
+    reclaimIntervalMs: numberEnv('RECLAIM_MS', 30_000),
+  }),
   ...(prefix !== undefined && prefix !== '' && { prefix }),
 });
 const receiver = createReceiver({

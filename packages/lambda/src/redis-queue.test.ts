@@ -39,7 +39,7 @@ function queueFor(
     connection: redis.url,
     prefix,
     enqueueTimeoutMs,
-    lockDurationMs: 5000,
+    leaseMs: 5000,
   });
 }
 

@@ -1,9 +1,10 @@
 /**
  * @churn-risk/redis: durable, multi-instance acceptance and processing of churn-risk alerts on
- * Redis through BullMQ (SPEC section 9), and a Redis dedupe store. See the package README.
+ * Redis through BullMQ's public API (SPEC sections 9, 13 and 21), and a Redis dedupe store. See
+ * the package README.
  */
 export { createRedisQueue, type RedisQueue } from './redis-queue.js';
-export { REDIS_QUEUE_DEFAULTS, type RedisQueueOptions } from './options.js';
+export { REDIS_QUEUE_DEFAULTS, type RedisQueueOptions, type RedisStoreOptions } from './options.js';
 export type { RedisClient, RedisConnection } from './connection.js';
 export type { AlertJobData } from './job-data.js';
 export { createRedisStore, type RedisAlertStore } from './redis-store.js';

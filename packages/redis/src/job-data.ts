@@ -5,12 +5,17 @@ export const JOB_NAME = 'churn_risk_alert';
 /** The BullMQ queue name under the prefix. */
 export const QUEUE_NAME = 'alerts';
 
-/** What a job holds: the queued alert, the tries made and the handlers that already succeeded. */
+/**
+ * What a job holds: the queued alert and the numbers core computed for it (SPEC 21). The store
+ * writes them as core gives them and counts nothing of its own.
+ */
 export interface AlertJobData extends QueuedAlert {
-  /** Tries made (0 before the first). */
+  /** Tries made (0 before the first), as core last wrote them. */
   tries: number;
   /** Ids of the handlers that succeeded in an earlier try: the next try skips exactly these. */
   succeeded: string[];
+  /** How often a taker of the alert died, as core last wrote it (after a takeover). */
+  stalls: number;
 }
 
 /** The queued alert of a job's data. */

@@ -11,11 +11,13 @@ export interface RedisQueue extends DurableQueue<RedisAlertStore> {
 }
 
 /**
- * A durable, shared queue for `createReceiver({ queue })` (SPEC sections 9 and 17): an alert is
- * answered `202` only once Redis has recorded its identity and stored its job, in one atomic
+ * A durable, shared queue for `createReceiver({ queue })` (SPEC sections 9, 17 and 21): an alert
+ * is answered `202` only once Redis has recorded its identity and stored its job, in one atomic
  * operation; every consuming process takes jobs with BullMQ's manual job API and runs core's try
- * protocol (`createDurableQueue`), retries are delayed jobs, and an alert whose worker died is
- * taken over once its lock expires.
+ * protocol (`createDurableQueue`): a completion takes the next alert in the same round trip,
+ * retries are delayed jobs, and an alert whose taker died is taken over at most `leaseMs +
+ * reclaimIntervalMs` after its death. An unknown option (`lockDurationMs` is now `leaseMs`) is a
+ * `TypeError` that names it.
  *
  * @example
  * const queue = createRedisQueue({ connection: process.env.REDIS_URL! });
@@ -23,12 +25,13 @@ export interface RedisQueue extends DurableQueue<RedisAlertStore> {
  */
 export function createRedisQueue(options: RedisQueueOptions): RedisQueue {
   const resolved = resolveRedisQueueOptions(options);
-  const store = createRedisStore(options);
+  const { connection, prefix, leaseMs, dedupeTtlMs, keepFailedMs } = resolved;
+  const store = createRedisStore({ connection, prefix, leaseMs, dedupeTtlMs, keepFailedMs });
   const queue = createDurableQueue(store, {
-    leaseMs: resolved.lockDurationMs,
-    reclaimIntervalMs: resolved.stalledIntervalMs,
+    leaseMs,
+    reclaimIntervalMs: resolved.reclaimIntervalMs,
     maxStalls: resolved.maxStalls,
-    dedupeTtlMs: resolved.dedupeTtlMs,
+    dedupeTtlMs,
     enqueueTimeoutMs: resolved.enqueueTimeoutMs,
     // A take waits on BullMQ's marker once the queue is drained: no poll interval on top of it.
     pollIntervalMs: 0,

@@ -1,56 +1,82 @@
 import {
   withTimeout,
   type AlertStore,
+  type CompleteAndTake,
+  type FailVerdict,
   type FailedAlert,
   type FailedListOptions,
   type QueueCounts,
   type QueueHealth,
   type QueuedAlert,
+  type RetryVerdict,
   type StoredAlert,
+  type TakeOptions,
 } from '@churn-risk/core';
-import { Job, Queue, Worker, type JobsOptions } from 'bullmq';
+import { Job, Queue, Worker, type JobJson, type JobsOptions } from 'bullmq';
 import { randomUUID } from 'node:crypto';
-import { openConnections, type Connections } from './connection.js';
+import { openConnections, type Connections, type RedisClient } from './connection.js';
 import { countJobs, listFailed } from './failed-alerts.js';
+import { writeDataIfLeased } from './fenced-data.js';
 import { JOB_NAME, QUEUE_NAME, toQueuedAlert, type AlertJobData } from './job-data.js';
-import { jobStore, type JobStore } from './job-store.js';
-
 import {
-  resolveRedisQueueOptions,
-  type RedisQueueOptions,
-  type ResolvedRedisQueueOptions,
+  resolveRedisStoreOptions,
+  type RedisStoreOptions,
+  type ResolvedRedisStoreOptions,
 } from './options.js';
+import { CHECK_KEY_TTL_MS, reclaimExpiredJobs } from './reclaim.js';
 
 /**
  * How long a take waits for work on BullMQ's marker before it answers "nothing due", in seconds
- * (BullMQ's `drainDelay`): also the longest a consuming process's `close()` waits for its take.
+ * (BullMQ's `drainDelay`). `stopTaking` ends the wait at once.
  */
 const TAKE_WAIT_SECONDS = 1;
-
-/** BullMQ's refusals of a write whose lock is not the caller's: the lease was lost. */
-const LEASE_LOST =
-  /^(Missing key for job|Missing lock for job|Job .* is not in the .* state|Lock mismatch for job)/;
+/** How long `health()` waits for Redis (a fixed bound: `enqueueTimeoutMs` is the accept's). */
+const HEALTH_TIMEOUT_MS = 2_000;
 
 /** The `AlertStore` of `createRedisQueue`: BullMQ's jobs, taken with its manual job API. */
 export interface RedisAlertStore extends AlertStore {
   /** The BullMQ queue, for BullMQ's own tools (read-only use). */
   readonly bullQueue: Queue<AlertJobData>;
+  /** Puts back the alerts whose lease expired; does the whole job at every call (see README). */
+  reclaimExpired(): Promise<number>;
+}
+
+/** An alert this store instance handed out, until its verdict is written or its lease is lost. */
+interface Lease {
+  /** The job, bound to the consumer worker: its writes go through the worker's connection. */
+  readonly job: Job<AlertJobData>;
+  /** The token core holds the alert by. */
+  readonly token: string;
+  /**
+   * The token BullMQ's lock holds: core's, or for an alert that a completion took next (BullMQ's
+   * `fetchNext` locks it with the completing token), the completing alert's lock token.
+   */
+  readonly lockToken: string;
+  /** The job's data as last written. */
+  data: AlertJobData;
+}
+
+/** The next job's data that `moveToCompleted(..., fetchNext)` answers with, if it took one. */
+function fetchedJob(result: unknown): { json: JobJson; id: string } | undefined {
+  if (!Array.isArray(result)) return undefined;
+  const [json, id] = result as unknown[];
+  if (typeof json !== 'object' || json === null || typeof id !== 'string') return undefined;
+  return { json: json as JobJson, id };
 }
 
 class BullMqAlertStore implements RedisAlertStore {
   readonly kind = 'redis';
   readonly bullQueue: Queue<AlertJobData>;
-  readonly #options: ResolvedRedisQueueOptions;
+  readonly #options: ResolvedRedisStoreOptions;
   readonly #connections: Connections;
-  readonly #scripts: JobStore;
   readonly #jobOptions: JobsOptions;
-  /** Fetches jobs and finds stalled ones; made at the first take or reclaim. */
-  #worker: Worker<AlertJobData> | undefined;
-  /** Jobs this instance took, until their verdict is written. */
-  readonly #taken = new Map<string, Job<AlertJobData>>();
+  /** Takes jobs, writes the verdicts and runs the reclaims; made at the first of them. */
+  #consumer: { worker: Worker<AlertJobData>; redis: RedisClient } | undefined;
+  readonly #leases = new Map<string, Lease>();
+  #stopped = false;
   #closed: Promise<void> | undefined;
 
-  constructor(options: ResolvedRedisQueueOptions) {
+  constructor(options: ResolvedRedisStoreOptions) {
     this.#options = options;
     this.#connections = openConnections(options.connection);
     this.bullQueue = new Queue<AlertJobData>(QUEUE_NAME, {
@@ -58,7 +84,6 @@ class BullMqAlertStore implements RedisAlertStore {
       prefix: options.prefix,
     });
     this.bullQueue.on('error', () => undefined); // reported once by the connection
-    this.#scripts = jobStore(this.bullQueue, this.#connections.client);
     this.#jobOptions = {
       // A completed job is kept as long as its identity: BullMQ forgets a de-duplication key when
       // the job that holds it is removed.
@@ -74,7 +99,7 @@ class BullMqAlertStore implements RedisAlertStore {
     const jobId = randomUUID();
     // One Lua script: SET the identity NX PX ttl and store the job, or neither (BullMQ's
     // addStandardJob with de-duplication). A duplicate gets the id of the job that holds it.
-    const data: AlertJobData = { ...entry, tries: 0, succeeded: [] };
+    const data: AlertJobData = { ...entry, tries: 0, succeeded: [], stalls: 0 };
     const job = await this.bullQueue.add(JOB_NAME, data, {
       ...this.#jobOptions,
       jobId,
@@ -83,83 +108,78 @@ class BullMqAlertStore implements RedisAlertStore {
     return job.id === jobId ? 'accepted' : 'duplicate';
   }
 
-  async take(options: { token: string; leaseMs: number }): Promise<StoredAlert | undefined> {
-    if (this.#closed !== undefined) return undefined;
+  async take(options: TakeOptions): Promise<StoredAlert | undefined> {
+    if (this.#stopped) return undefined;
+    const { worker } = this.#consume();
     // Typed as always a job; BullMQ answers undefined when nothing is due.
-    const fetched = (await this.#fetcher().getNextJob(options.token, { block: true })) as
+    const job = (await worker.getNextJob(options.token, { block: true })) as
       Job<AlertJobData> | undefined;
-    if (fetched === undefined) return undefined;
-    // Bound to the queue's connection, so that its verdict is written after the fetcher stopped.
-    const job = Job.fromJSON<AlertJobData>(this.bullQueue, fetched.asJSON(), fetched.id);
-    const id = String(job.id);
-    if (options.leaseMs !== this.#options.lockDurationMs) {
-      await job.extendLock(options.token, options.leaseMs);
-    }
-    this.#taken.set(id, job);
-    return {
-      id,
-      entry: toQueuedAlert(job.data),
-      tries: job.data.tries,
-      succeeded: job.data.succeeded,
-      stalls: job.stalledCounter,
-    };
+    return job === undefined ? undefined : this.#handOut(job, options, options.token);
   }
 
-  async extend(id: string, token: string, leaseMs: number): Promise<boolean> {
-    const job = await this.#job(id);
-    return job !== undefined && (await job.extendLock(token, leaseMs)) === 1;
+  async extend(id: string, token: string, leaseMs: number, stalls?: number): Promise<boolean> {
+    const lease = await this.#lease(id, token);
+    if (lease === undefined) return false;
+    if ((await lease.job.extendLock(lease.lockToken, leaseMs)) !== 1) {
+      this.#leases.delete(id);
+      return false;
+    }
+    if (stalls === undefined) return true;
+    return this.#writeData(lease, { ...lease.data, stalls });
   }
 
   complete(id: string, token: string): Promise<boolean> {
-    return this.#write(id, async (job) => {
-      await job.moveToCompleted(undefined, token, false);
+    return this.#finish(id, token, async (lease) => {
+      await lease.job.moveToCompleted(undefined, lease.lockToken, false);
       return true;
     });
   }
 
-  scheduleRetry(
-    id: string,
-    token: string,
-    verdict: { delayMs: number; succeeded: readonly string[]; error: Error },
-  ): Promise<boolean> {
-    return this.#write(id, async (job) => {
-      if (!(await this.#record(job, token, verdict.succeeded))) return false;
-      await job.moveToDelayed(Date.now() + verdict.delayMs, token);
+  async completeAndTake(id: string, token: string, next: TakeOptions): Promise<CompleteAndTake> {
+    let fetched: { json: JobJson; id: string; lockToken: string } | undefined;
+    const completed = await this.#finish(id, token, async (lease) => {
+      // BullMQ's fetchNext: the completion and the take of the next due job are one script, one
+      // round trip. The next job is locked with the completing token (its lock token from now on),
+      // for the worker's lockDuration (our leaseMs). BullMQ answers with the next job's raw data,
+      // which the public Job.fromJSON turns into a Job (what the Worker's protected
+      // nextJobFromJobData does, without the job-scheduler bookkeeping we do not use).
+      const result = await lease.job.moveToCompleted(undefined, lease.lockToken, !this.#stopped);
+      const job = fetchedJob(result);
+      if (job !== undefined) fetched = { ...job, lockToken: lease.lockToken };
       return true;
     });
-  }
-
-  fail(
-    id: string,
-    token: string,
-    verdict: { error: Error; succeeded: readonly string[] },
-  ): Promise<boolean> {
-    return this.#write(id, async (job) => {
-      if (!(await this.#record(job, token, verdict.succeeded))) return false;
-      // One try per job as far as BullMQ knows (attempts 1): this moves it to the failed set.
-      await job.moveToFailed(new Error(verdict.error.message), token, false);
-      return true;
-    });
-  }
-
-  async reclaimExpired(_options: { maxStalls: number }): Promise<number> {
-    // BullMQ's stalled check (two phases: an active job is marked, and moved back to wait at the
-    // next check if its lock is gone). `maxStalledCount` is the store's `maxStalls`; the limit
-    // itself is applied by core at the next take, from the job's stall count.
-    const fetcher = this.#fetcher();
-    let reclaimed = 0;
-    const count = (): void => {
-      reclaimed++;
-    };
-    fetcher.on('stalled', count);
-    try {
-      await (
-        fetcher as unknown as { moveStalledJobsToWait(): Promise<void> }
-      ).moveStalledJobsToWait();
-    } finally {
-      fetcher.off('stalled', count);
+    if (fetched !== undefined) {
+      const job = Job.fromJSON<AlertJobData>(this.#consume().worker, fetched.json, fetched.id);
+      return { completed, next: await this.#handOut(job, next, fetched.lockToken) };
     }
-    return reclaimed;
+    // Completed with nothing due, or stopping: no take. Refused: a take all the same, at once.
+    if (completed || this.#stopped) return { completed, next: undefined };
+    const job = (await this.#consume().worker.getNextJob(next.token, { block: false })) as
+      Job<AlertJobData> | undefined;
+    return { completed, next: job === undefined ? undefined : await this.#handOut(job, next) };
+  }
+
+  scheduleRetry(id: string, token: string, verdict: RetryVerdict): Promise<boolean> {
+    return this.#finish(id, token, async (lease) => {
+      const data = { ...lease.data, tries: verdict.tries, succeeded: [...verdict.succeeded] };
+      if (!(await this.#writeData(lease, data))) return false;
+      await lease.job.moveToDelayed(Date.now() + verdict.delayMs, lease.lockToken);
+      return true;
+    });
+  }
+
+  fail(id: string, token: string, verdict: FailVerdict): Promise<boolean> {
+    return this.#finish(id, token, async (lease) => {
+      const data = { ...lease.data, tries: verdict.tries, succeeded: [...verdict.succeeded] };
+      if (!(await this.#writeData(lease, data))) return false;
+      // One try per job as far as BullMQ knows (attempts 1): this moves it to the failed set.
+      await lease.job.moveToFailed(new Error(verdict.error.message), lease.lockToken, false);
+      return true;
+    });
+  }
+
+  reclaimExpired(): Promise<number> {
+    return reclaimExpiredJobs(this.#consume().worker);
   }
 
   failed(options?: FailedListOptions): Promise<FailedAlert[]> {
@@ -199,87 +219,159 @@ class BullMqAlertStore implements RedisAlertStore {
 
   async health(): Promise<QueueHealth> {
     try {
-      const ping = this.bullQueue.waitUntilReady().then(() => this.#connections.client.ping());
-      await withTimeout(ping, this.#options.enqueueTimeoutMs, 'Redis did not answer PING');
+      // A write, not a PING: a Redis that answers but refuses writes (maxmemory reached with
+      // noeviction, a read-only replica, a failing RDB save) is not healthy. Its error says why.
+      const probe = this.bullQueue
+        .waitUntilReady()
+        .then(() =>
+          this.#connections.client.set(
+            `${this.#options.prefix}:health`,
+            String(Date.now()),
+            'PX',
+            60_000,
+          ),
+        );
+      await withTimeout(probe, HEALTH_TIMEOUT_MS, 'Redis did not answer within 2 s');
       return { reachable: true };
     } catch (error) {
       return { reachable: false, error: error instanceof Error ? error.message : 'unreachable' };
     }
   }
 
-  /** Stops the fetcher (a take waiting on BullMQ's marker ends): jobs are still written. */
+  /** Ends a take that waits on BullMQ's marker and takes nothing more; writes still go through. */
   async stopTaking(): Promise<void> {
-    await this.#worker?.close(true);
+    this.#stopped = true;
+    // Closes the worker's blocking connection (a waiting take ends) and stops fetchNext; its
+    // main connection is ours, so the verdicts of the alerts still running are written after.
+    await this.#consumer?.worker.close(true);
   }
 
   close(): Promise<void> {
     this.#closed ??= (async () => {
       await this.stopTaking();
+      this.#leases.clear();
       await this.bullQueue.close();
       await this.#connections.close();
     })();
     return this.#closed;
   }
 
-  /** The worker that fetches jobs (BullMQ's manual processing: no processor of its own). */
-  #fetcher(): Worker<AlertJobData> {
-    if (this.#worker !== undefined) return this.#worker;
-    const options = this.#options;
+  /**
+   * The worker that takes jobs, writes verdicts and runs reclaims, and its connection (BullMQ's
+   * manual processing: no processor, so BullMQ's own loop, lock renewal and stalled-check timer
+   * never run; core runs the loop, the renewals and the reclaims).
+   */
+  #consume(): { worker: Worker<AlertJobData>; redis: RedisClient } {
+    if (this.#consumer !== undefined) return this.#consumer;
+    const redis = this.#connections.workerClient();
     const worker = new Worker<AlertJobData>(QUEUE_NAME, null, {
-      connection: this.#connections.workerClient(),
-      prefix: options.prefix,
+      connection: redis,
+      prefix: this.#options.prefix,
       autorun: false,
-      lockDuration: options.lockDurationMs,
-      stalledInterval: options.stalledIntervalMs,
-      maxStalledCount: options.maxStalls,
+      skipStalledCheck: true,
+      skipLockRenewal: true,
+      lockDuration: this.#options.leaseMs,
+      // The life of BullMQ's stalled-check key (see reclaim.ts), and core fails poison alerts:
+      // BullMQ never fails a job for its stalls.
+      stalledInterval: CHECK_KEY_TTL_MS,
+      maxStalledCount: Number.MAX_SAFE_INTEGER,
       drainDelay: TAKE_WAIT_SECONDS,
     });
     worker.on('error', () => undefined); // reported once by the connection
-    this.#worker = worker;
-    return worker;
+    this.#consumer = { worker, redis };
+    return this.#consumer;
   }
 
-  async #job(id: string): Promise<Job<AlertJobData> | undefined> {
-    return this.#taken.get(id) ?? (await Job.fromId<AlertJobData>(this.bullQueue, id));
-  }
-
-  /** A fenced write: false when BullMQ refuses it because the lock is not the caller's. */
-  async #write(id: string, write: (job: Job<AlertJobData>) => Promise<boolean>): Promise<boolean> {
-    const job = await this.#job(id);
-    if (job === undefined) return false;
-    try {
-      const written = await write(job);
-      this.#taken.delete(id);
-      return written;
-    } catch (error) {
-      if (error instanceof Error && LEASE_LOST.test(error.message)) {
-        this.#taken.delete(id);
-        return false;
-      }
-      throw error; // Redis did not answer: core tries the write again
+  /** Records the lease of a job just taken and hands it out, leased for `leaseMs`. */
+  async #handOut(
+    job: Job<AlertJobData>,
+    options: TakeOptions,
+    lockToken = options.token,
+  ): Promise<StoredAlert> {
+    const id = String(job.id);
+    if (options.leaseMs !== this.#options.leaseMs) {
+      await job.extendLock(lockToken, options.leaseMs); // BullMQ locked it for our leaseMs
     }
-  }
-
-  /** Stores one more try and the record of succeeded handlers, while `token` holds the lock. */
-  #record(job: Job<AlertJobData>, token: string, succeeded: readonly string[]): Promise<boolean> {
-    const data: AlertJobData = {
-      ...job.data,
-      tries: job.data.tries + 1,
-      succeeded: [...succeeded],
+    const data = job.data;
+    this.#leases.set(id, { job, token: options.token, lockToken, data });
+    return {
+      id,
+      entry: toQueuedAlert(data),
+      tries: data.tries,
+      succeeded: data.succeeded,
+      stalls: data.stalls,
+      // Every take starts an attempt (BullMQ's attemptsStarted). Each earlier attempt ended with
+      // a verdict core wrote (tries) or was a stall core recorded (stalls); one more means the
+      // previous taker lost its lease without either: it died or froze, and this is a takeover.
+      lapsed: job.attemptsStarted - 1 > data.tries + data.stalls,
     };
-    return this.#scripts.writeIfLocked(job, token, data);
   }
 
   /**
-   * Puts a failed job back with its tries and stalls counted afresh (the handlers that succeeded
-   * stay recorded); `false` when it is not failed (any more).
+   * The lease `token` holds alert `id` by, as far as this instance knows; undefined when this
+   * instance handed the alert out under another token (a stale one). An alert this instance did
+   * not hand out is fetched, and BullMQ's lock decides.
+   */
+  async #lease(id: string, token: string): Promise<Lease | undefined> {
+    const known = this.#leases.get(id);
+    if (known !== undefined) return known.token === token ? known : undefined;
+    const job = await Job.fromId<AlertJobData>(this.#consume().worker, id);
+    return job === undefined ? undefined : { job, token, lockToken: token, data: job.data };
+  }
+
+  /** A fenced write of `data` as the job's data; false (nothing written) once the lease is lost. */
+  async #writeData(lease: Lease, data: AlertJobData): Promise<boolean> {
+    const { worker, redis } = this.#consume();
+    const jobKey = worker.toKey(String(lease.job.id));
+    if (!(await writeDataIfLeased(redis, jobKey, lease.lockToken, data))) return false;
+    lease.data = data;
+    return true;
+  }
+
+  /**
+   * A verdict's write under the lease of `token`; false when the lease was lost (nothing
+   * written). BullMQ refuses a transition whose lock is not the caller's by throwing; whether that
+   * was a lost lease is then asked of BullMQ's lock itself (`extendLock` answers 0 when the token
+   * does not hold it), never read from the error's text. Any other failure (Redis unreachable) is
+   * thrown, and core writes the verdict again.
+   */
+  async #finish(
+    id: string,
+    token: string,
+    write: (lease: Lease) => Promise<boolean>,
+  ): Promise<boolean> {
+    const lease = await this.#lease(id, token);
+    if (lease === undefined) return false;
+    try {
+      const written = await write(lease);
+      this.#leases.delete(id);
+      return written;
+    } catch (error) {
+      if (await this.#lost(lease)) {
+        this.#leases.delete(id);
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  /** Whether the lease's token no longer holds the job's lock (false when Redis does not say). */
+  async #lost(lease: Lease): Promise<boolean> {
+    try {
+      return (await lease.job.extendLock(lease.lockToken, this.#options.leaseMs)) === 0;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Puts a failed job back, due now, with core's tries and stalls set to 0 (the handlers that
+   * succeeded stay recorded) and BullMQ's attempt counts reset (so the next take is not a
+   * takeover); `false` when it is not failed (any more).
    */
   async #retryJob(job: Job<AlertJobData>): Promise<boolean> {
     if (!(await job.isFailed())) return false;
-    await job.updateData({ ...job.data, tries: 0 });
-    // BullMQ's retry keeps the stall count: a poison alert retried after a fix would be failed
-    // again at its first stall.
-    await this.#scripts.forgetStalls(job);
+    await job.updateData({ ...job.data, tries: 0, stalls: 0 });
     try {
       await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
     } catch (error) {
@@ -291,16 +383,18 @@ class BullMqAlertStore implements RedisAlertStore {
 }
 
 /**
- * The Redis `AlertStore` (SPEC 9 and 17), on BullMQ, with the options of `createRedisQueue`
- * (which runs it under core's `createDurableQueue`). Use it directly with `storeContract`.
+ * The Redis `AlertStore` (SPEC 9, 17 and 21) on BullMQ's public API, with the store's options of
+ * `createRedisQueue` (which runs it under core's `createDurableQueue`). Use it directly with
+ * `storeContract`. An unknown option, or one only `createRedisQueue` applies, is a `TypeError`.
  *
  * @example
  * storeContract({ describe, it }, {
  *   name: 'redis',
- *   create: (scope) => createRedisStore({ connection: url, prefix: scope, lockDurationMs: 300 }),
+ *   leaseMs: 300,
+ *   create: (scope) => createRedisStore({ connection: url, prefix: scope, leaseMs: 300 }),
  *   unreachable: () => createRedisStore({ connection: 'redis://127.0.0.1:1' }),
  * });
  */
-export function createRedisStore(options: RedisQueueOptions): RedisAlertStore {
-  return new BullMqAlertStore(resolveRedisQueueOptions(options));
+export function createRedisStore(options: RedisStoreOptions): RedisAlertStore {
+  return new BullMqAlertStore(resolveRedisStoreOptions(options));
 }

@@ -35,7 +35,7 @@ function clusterConnection(): Cluster {
   return connection;
 }
 function queueOn(prefix: string): RedisQueue {
-  const queue = createRedisQueue({ connection: clusterConnection(), prefix, lockDurationMs: 5000 });
+  const queue = createRedisQueue({ connection: clusterConnection(), prefix, leaseMs: 5000 });
   open.queues.push(queue);
   return queue;
 }

@@ -28,7 +28,7 @@ const notify =
   };
 
 function worker(prefix: string, release: Release): { receiver: Receiver; queue: RedisQueue } {
-  const queue = createRedisQueue({ connection: redis.url, prefix, lockDurationMs: 2000 });
+  const queue = createRedisQueue({ connection: redis.url, prefix, leaseMs: 2000 });
   const receiver = createReceiver({
     secret: SECRET,
     queue,

@@ -9,7 +9,7 @@ const { open } = redis;
 let prefixSeq = 0;
 
 function queueOn(prefix: string): RedisQueue {
-  const queue = createRedisQueue({ connection: redis.url, prefix, lockDurationMs: 5000 });
+  const queue = createRedisQueue({ connection: redis.url, prefix, leaseMs: 5000 });
   open.queues.push(queue);
   return queue;
 }

@@ -12,7 +12,7 @@ function queueOn(prefix: string, options: Partial<RedisQueueOptions> = {}): Redi
   const queue = createRedisQueue({
     connection: redis.url,
     prefix,
-    lockDurationMs: 2000,
+    leaseMs: 2000,
     ...options,
   });
   open.queues.push(queue);

@@ -27,13 +27,8 @@ storeContract(
       createRedisStore({
         connection: redis.url,
         prefix: `contract-${scope}`,
-        lockDurationMs: LEASE_MS,
-        stalledIntervalMs: 100,
+        leaseMs: LEASE_MS,
       }),
-    unreachable: () =>
-      createRedisStore({
-        connection: `redis://127.0.0.1:${String(nobody)}`,
-        enqueueTimeoutMs: 500,
-      }),
+    unreachable: () => createRedisStore({ connection: `redis://127.0.0.1:${String(nobody)}` }),
   },
 );

@@ -1,7 +1,7 @@
 /**
  * A worker process for the Redis tests (`runWorker` of ../durable-process.ts, which says what the
  * handler logs) on the Redis queue. Env: REDIS_URL (or REDIS_CLUSTER_NODES), PREFIX, SECRET,
- * LOG_FILE, WORK_MS, HOLD_MS, CONCURRENCY, LOCK_MS, STALLED_MS (stalledIntervalMs), MAX_STALLS,
+ * LOG_FILE, WORK_MS, HOLD_MS, CONCURRENCY, LEASE_MS (leaseMs), RECLAIM_MS (reclaimIntervalMs), MAX_STALLS,
  * ERROR_FILE (each onError call appends `<id> <pid> <message>`). Prints `worker ready`; SIGTERM
  * closes it (running handlers finish).
  */
@@ -15,10 +15,10 @@ runWorker(
   createRedisQueue({
     connection: redisConnection(),
     prefix: requiredEnv('PREFIX'),
-    lockDurationMs: Number(process.env.LOCK_MS ?? 30_000),
-    ...(process.env.STALLED_MS === undefined
+    leaseMs: Number(process.env.LEASE_MS ?? 30_000),
+    ...(process.env.RECLAIM_MS === undefined
       ? {}
-      : { stalledIntervalMs: Number(process.env.STALLED_MS) }),
+      : { reclaimIntervalMs: Number(process.env.RECLAIM_MS) }),
     ...(process.env.MAX_STALLS === undefined ? {} : { maxStalls: Number(process.env.MAX_STALLS) }),
   }),
   errorFile === undefined

@@ -3,14 +3,15 @@ import { createRedisQueue } from '@churn-risk/redis';
 import { fileURLToPath } from 'node:url';
 import { startRedis } from './start-redis.js';
 
-/** The demo on Redis: a throwaway `redis-server`, `REDIS_URL`, a lock that expires. */
+/** The demo on Redis: a throwaway `redis-server`, `REDIS_URL`, a lease that expires. */
 export const redisBackend: DemoBackend = {
   id: 'redis',
   title: 'Redis',
   exampleRoot: fileURLToPath(new URL('../..', import.meta.url)),
   urlVariable: 'REDIS_URL',
   accepted: 'every one of them is in Redis',
-  takeover: (lockMs) => `the dead worker's alerts return when its lock expires (${lockMs} ms)`,
+  takeover: (lockMs) =>
+    `the dead worker's alerts return when its lease expires (${lockMs} ms) and a reclaim runs`,
   async startServer() {
     const redis = await startRedis();
     // A queue handle the demo only reads counts from.

@@ -26,11 +26,8 @@ export const REDIS_CLI: FailedCliBackend = {
       connectTimeout: timeoutMs,
     });
     connection.on('error', () => undefined);
-    const queue = createRedisQueue({
-      connection,
-      ...(prefix === undefined ? {} : { prefix }),
-      enqueueTimeoutMs: timeoutMs,
-    });
+    // The CLI accepts nothing: `health()` (bounded by 2 s) and the failed-set reads are all it asks.
+    const queue = createRedisQueue({ connection, ...(prefix === undefined ? {} : { prefix }) });
     return {
       queue,
       dispose: () => {

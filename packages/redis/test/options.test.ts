@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { createRedisQueue, createRedisStore, type RedisQueueOptions } from '../src/index.js';
+
+// Every case is refused before a connection is opened: nothing listens on this URL.
+const connection = 'redis://127.0.0.1:1';
+
+/** `options` as JavaScript code (or a stale cast) could pass them. */
+const untyped = (options: Record<string, unknown>): RedisQueueOptions => ({
+  connection,
+  ...options,
+});
+
+describe('the options of createRedisQueue and createRedisStore (SPEC 21)', () => {
+  it('names an unknown option and the one it probably meant', () => {
+    expect(() => createRedisQueue(untyped({ lockDurationMs: 5000 }))).toThrow(
+      /does not know the option "lockDurationMs" \(the lease is called leaseMs\)/,
+    );
+    expect(() => createRedisQueue(untyped({ stalledIntervalMs: 500 }))).toThrow(
+      /"stalledIntervalMs" \(the reclaim interval is called reclaimIntervalMs\)/,
+    );
+    expect(() => createRedisQueue(untyped({ leaseMS: 5000 }))).toThrow(/did you mean leaseMs\?/);
+    expect(() => createRedisStore(untyped({ lockDurationMs: 5000 }))).toThrow(TypeError);
+  });
+
+  it('refuses an option Redis cannot honour, saying why', () => {
+    expect(() => createRedisQueue(untyped({ pollIntervalMs: 100 }))).toThrow(
+      /"pollIntervalMs" \(a Redis take waits on BullMQ's marker/,
+    );
+  });
+
+  it("refuses core's options on the store, which cannot apply them", () => {
+    for (const key of ['reclaimIntervalMs', 'maxStalls', 'enqueueTimeoutMs']) {
+      expect(() => createRedisStore(untyped({ [key]: 1000 }))).toThrow(
+        new RegExp(`"${key}" \\(an option of createRedisQueue`),
+      );
+    }
+  });
+
+  it('refuses values that are not whole numbers of milliseconds', () => {
+    for (const key of ['leaseMs', 'reclaimIntervalMs', 'enqueueTimeoutMs', 'dedupeTtlMs']) {
+      expect(() => createRedisQueue(untyped({ [key]: 0 })), key).toThrow(TypeError);
+      expect(() => createRedisQueue(untyped({ [key]: 1.5 })), key).toThrow(key);
+    }
+    expect(() => createRedisQueue(untyped({ maxStalls: -1 }))).toThrow(/maxStalls/);
+  });
+});
