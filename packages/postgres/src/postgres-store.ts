@@ -192,8 +192,9 @@ class PgAlertStore implements PostgresAlertStore {
    * query (nothing is due that the waiting one would not be woken for).
    */
   async take(options: TakeOptions): Promise<StoredAlert | undefined> {
-    // Another take of this process waits for work: nothing is due that it would not be woken for.
-    if (this.#stopped || this.#wakeUp.sleeping()) return undefined;
+    // Another take of this process waits for work: nothing is due that it would not be woken for
+    // (a take that must not wait, a sweep's, asks all the same).
+    if (this.#stopped || (options.wait !== false && this.#wakeUp.sleeping())) return undefined;
     this.#listener?.start();
     const started = Date.now();
     for (;;) {
@@ -204,7 +205,7 @@ class PgAlertStore implements PostgresAlertStore {
       ]);
       const row = rows[0];
       const taken = storedAlert(row);
-      if (taken !== undefined) return taken;
+      if (taken !== undefined || options.wait === false) return taken;
       if (this.#isStopped() || this.#wakeUp.sleeping()) return undefined;
       if (this.#wakeUp.count !== seen) continue; // woken while asking: ask again
       const left = this.#pollIntervalMs - (Date.now() - started);

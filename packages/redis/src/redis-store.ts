@@ -112,7 +112,7 @@ class BullMqAlertStore implements RedisAlertStore {
     if (this.#stopped) return undefined;
     const { worker } = this.#consume();
     // Typed as always a job; BullMQ answers undefined when nothing is due.
-    const job = (await worker.getNextJob(options.token, { block: true })) as
+    const job = (await worker.getNextJob(options.token, { block: options.wait !== false })) as
       Job<AlertJobData> | undefined;
     return job === undefined ? undefined : this.#handOut(job, options, options.token);
   }

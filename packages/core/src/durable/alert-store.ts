@@ -32,6 +32,11 @@ export interface TakeOptions {
   token: string;
   /** How long the lease lasts, in ms (on the store's clock where it has one). */
   leaseMs: number;
+  /**
+   * `false`: answer at once when nothing is due (a sweep asks so); by default a store that can be
+   * woken may wait a short while for work first.
+   */
+  wait?: boolean;
 }
 
 /**

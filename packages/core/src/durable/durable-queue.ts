@@ -5,6 +5,8 @@ import type {
   AlertQueue,
   QueueHealth,
   QueuedAlert,
+  SweepOptions,
+  SweepResult,
 } from '../receiver/alert-queue.js';
 import { integerOption } from '../receiver/integer-option.js';
 import { refuseUnknownOptions } from '../options/known-options.js';
@@ -104,6 +106,17 @@ const ACCEPTED: AcceptedAlert = Object.freeze({ done: Promise.resolve() });
 /** A take that answers "nothing due" faster than this did not wait: the pump naps. */
 const INSTANT_MS = 5;
 const STORE_BACKOFF_MS = 500;
+
+/** The shortest sweep budget: time for a take, a try and its verdict. */
+const MIN_SWEEP_BUDGET_MS = 1_000;
+
+/** How a slot runs the alerts it takes: whether a completion takes the next, and the tally. */
+interface RunMode {
+  /** Whether a completion also takes the next alert. */
+  chains(): boolean;
+  /** A verdict that was stored. */
+  stored?(outcome: TryVerdict['outcome']): void;
+}
 
 /** An alert this process took, with the token it holds it by. */
 interface Taken {
@@ -352,6 +365,66 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     this.#fill();
   }
 
+  /** The consuming pump's slots: a completion takes the next alert while this process consumes. */
+  readonly #pumping: RunMode = { chains: () => this.#consuming && !this.#stopping };
+
+  async sweep(options: SweepOptions): Promise<SweepResult> {
+    const processor = this.#processor;
+    const budgetMs = (options as Partial<SweepOptions> | undefined)?.budgetMs;
+    if (
+      typeof budgetMs !== 'number' ||
+      !Number.isInteger(budgetMs) ||
+      budgetMs < MIN_SWEEP_BUDGET_MS
+    ) {
+      throw new TypeError(
+        `sweep needs budgetMs, a whole number of milliseconds of at least ${String(MIN_SWEEP_BUDGET_MS)} ` +
+          '(the time for a take, a try and its verdict).',
+      );
+    }
+    if (processor === undefined) throw new TypeError('This queue is not attached to a receiver.');
+    if (this.#closed !== undefined) throw new Error('The queue is closed.');
+    const lastTakeAt = Date.now() + budgetMs - Math.floor(budgetMs / 5);
+    const tally = { completed: 0, retried: 0, failed: 0 };
+    const mode: RunMode = {
+      chains: () => !this.#stopping && Date.now() < lastTakeAt,
+      stored: (outcome) => {
+        if (outcome === 'completed') tally.completed++;
+        else if (outcome === 'retry') tally.retried++;
+        else tally.failed++;
+      },
+    };
+    const failed = (error: unknown): Error =>
+      new Error(`The ${this.kind} store failed during the sweep: ${describe(error)}`, {
+        cause: error,
+      });
+    try {
+      if ((await this.store.reclaimExpired?.()) ?? 0) this.#poke();
+    } catch (error) {
+      throw failed(error);
+    }
+    const slot = async (): Promise<void> => {
+      while (mode.chains()) {
+        const token = this.#token();
+        let taken: StoredAlert | undefined;
+        try {
+          taken = await this.store.take({ token, leaseMs: this.#leaseMs, wait: false });
+        } catch (error) {
+          throw failed(error);
+        }
+        if (taken === undefined) return;
+        await this.#run(processor, taken, token, mode);
+      }
+    };
+    await Promise.all(Array.from({ length: processor.concurrency }, slot));
+    let left: number;
+    try {
+      left = (await this.store.counts()).waiting;
+    } catch (error) {
+      throw failed(error);
+    }
+    return { ...tally, left };
+  }
+
   /** A fresh lease token of this process. */
   #token(): string {
     return `${this.#instance}:${String(++this.#tokens)}`;
@@ -361,11 +434,16 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
    * Runs a taken alert's try, and, while this process is consuming, the alerts its completions
    * took next (`completeAndTake`: one round trip per alert), all in one slot.
    */
-  async #run(processor: AlertProcessor, taken: StoredAlert, token: string): Promise<void> {
+  async #run(
+    processor: AlertProcessor,
+    taken: StoredAlert,
+    token: string,
+    mode: RunMode = this.#pumping,
+  ): Promise<void> {
     this.#running++;
     try {
       let next: Taken | undefined = { taken, token };
-      while (next !== undefined) next = await this.#runOne(processor, next.taken, next.token);
+      while (next !== undefined) next = await this.#runOne(processor, next.taken, next.token, mode);
     } finally {
       this.#running--;
       this.#fill(); // a slot is free
@@ -381,6 +459,7 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     processor: AlertProcessor,
     taken: StoredAlert,
     token: string,
+    mode: RunMode,
   ): Promise<Taken | undefined> {
     let chained: Taken | undefined;
     const lost = new AbortController();
@@ -394,8 +473,9 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
       const input = processor.input(taken.entry);
       const stored = { tries: taken.tries, succeeded: taken.succeeded, stalls };
       const apply = async (verdict: TryVerdict): Promise<boolean> => {
-        const { written, next } = await this.#store(processor, taken, token, verdict);
+        const { written, next } = await this.#store(processor, taken, token, verdict, mode);
         chained = next;
+        if (written) mode.stored?.(verdict.outcome);
         return written;
       };
       await runStoredTry(input, stored, this.#maxStalls, apply, { signal: lost.signal, stalls });
@@ -474,11 +554,6 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     return timer;
   }
 
-  /** Whether a completion also takes the next alert (this process consumes, and runs on). */
-  #chains(): boolean {
-    return this.#consuming && !this.#stopping;
-  }
-
   /**
    * Stores a try's verdict, with the tries core counted; `written` is true when it went through.
    * A completion takes the next alert in the same round trip while this process consumes. A store
@@ -490,11 +565,12 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
     taken: StoredAlert,
     token: string,
     verdict: TryVerdict,
+    mode: RunMode,
   ): Promise<{ written: boolean; next: Taken | undefined }> {
     const tries = taken.tries + 1;
     const write = async (): Promise<{ written: boolean; next: Taken | undefined }> => {
       if (verdict.outcome === 'completed') {
-        if (!this.#chains()) {
+        if (!mode.chains()) {
           return { written: await this.store.complete(taken.id, token), next: undefined };
         }
         const nextToken = this.#token();

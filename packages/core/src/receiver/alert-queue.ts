@@ -100,6 +100,32 @@ export interface AlertQueue {
    * retry), for the `churn_risk.queue.depth` gauge. Without it the gauge reads `queued`.
    */
   depth?(): Promise<number>;
+  /**
+   * Runs the alerts that are due now in this process, within a budget (SPEC 20): a durable
+   * pull-based queue only. See `Receiver.sweep`.
+   */
+  sweep?(options: SweepOptions): Promise<SweepResult>;
+}
+
+/** Options of a sweep (`receiver.sweep`). */
+export interface SweepOptions {
+  /**
+   * How long the sweep may run, in ms (at least 1,000): it takes no alert in the last fifth of it,
+   * and resolves once the tries it started have stored their verdicts.
+   */
+  budgetMs: number;
+}
+
+/** What a sweep did. */
+export interface SweepResult {
+  /** Alerts whose try completed. */
+  completed: number;
+  /** Alerts whose try failed and that wait for their next try (stored, due later). */
+  retried: number;
+  /** Alerts that failed after their last try (in the failed set, `onError` called). */
+  failed: number;
+  /** Alerts due now and not taken when the sweep ended (the budget ran out first). */
+  left: number;
 }
 
 /** How an alert is accepted. */

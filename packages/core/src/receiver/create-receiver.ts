@@ -19,6 +19,8 @@ import type {
   AcceptedAlert,
   AlertQueue,
   QueuedAlert,
+  SweepOptions,
+  SweepResult,
 } from './alert-queue.js';
 import { HandlerRegistry } from './try-protocol.js';
 import { PER_REQUEST_CONTEXTS } from './keep-alive.js';
@@ -225,6 +227,20 @@ class WebhookReceiver implements Receiver {
     const { status, code } = this.#observer.refused(error);
     this.#telemetry?.endReceive(span, status, code);
     return errorResponse(error);
+  }
+
+  sweep(options: SweepOptions): Promise<SweepResult> {
+    const queue = this.#queue;
+    if (queue.sweep === undefined) {
+      return Promise.reject(
+        new TypeError(
+          `receiver.sweep needs a durable pull-based queue (createRedisQueue, createPostgresQueue, ` +
+            `createDurableQueue); this receiver's queue is ${queue.kind}.`,
+        ),
+      );
+    }
+    if (this.#closed) return Promise.reject(new Error('The receiver is closed.'));
+    return queue.sweep(options);
   }
 
   drain(options: DrainOptions = {}): Promise<void> {

@@ -7,6 +7,8 @@ export type {
   AlertQueue,
   QueueHealth,
   QueuedAlert,
+  SweepOptions,
+  SweepResult,
 } from './alert-queue.js';
 export type { RetryPolicy, StoredTry, TryInput, TryVerdict } from './try-protocol.js';
 export type { KeepAlive } from './keep-alive.js';

@@ -2,7 +2,7 @@ import type { WebhookEventMap } from '../payload/alert-schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { RejectedListener } from '../observability/receiver-observer.js';
 import type { ReceiverTracer } from '../observability/receiver-tracer.js';
-import type { AlertQueue } from './alert-queue.js';
+import type { AlertQueue, SweepOptions, SweepResult } from './alert-queue.js';
 import type { NodeRequestListener } from './node-types.js';
 import type { Secret } from '../signature/secrets.js';
 import type { ErrorHandler, EventHandler, HandlerOptions } from './handler-types.js';
@@ -255,6 +255,21 @@ export interface Receiver<E = WebhookEventMap> {
   node: NodeRequestListener;
   /** Resolves when nothing is queued or running; rejects after `timeoutMs` if given. */
   drain(options?: DrainOptions): Promise<void>;
+  /**
+   * Runs, in this process, the alerts of a durable queue that are due now, within `budgetMs`
+   * (SPEC 20), for platforms where no worker process outlives a request (a cron route on Vercel, a
+   * scheduled Lambda): puts back the alerts whose taker died (expired leases), then takes and runs
+   * due alerts (retries whose delay passed, alerts a stopped function left), as many at once as
+   * `concurrency`, until nothing is due or the budget's last fifth begins; every try stores its
+   * verdict as a worker's would. Resolves with what it did. Rejects with a `TypeError` without a
+   * durable pull-based queue or with a budget under 1,000 ms, and with an `Error` naming the
+   * store's failure when the store does not answer (a sweep route answers `503`). Two sweeps at once
+   * never run one alert twice (leases).
+   *
+   * @example
+   * const { completed, retried, failed, left } = await receiver.sweep({ budgetMs: 50_000 });
+   */
+  sweep(options: SweepOptions): Promise<SweepResult>;
   /**
    * Answers 503 `CLOSED` to new deliveries, stops taking alerts, waits for the running ones (an
    * in-process queue also finishes what is queued), and closes what the queue opened.

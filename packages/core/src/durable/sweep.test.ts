@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createDurableQueue,
+  createMemoryStore,
+  createReceiver,
+  type AlertStore,
+  type Receiver,
+} from '@churn-risk/core';
+import { createTestDelivery } from '@churn-risk/core/testing';
+
+// SPEC 20: receiver.sweep runs the due alerts of a durable queue within a budget, in a process
+// that is not a worker (a cron route, a scheduled function).
+
+const SECRET = 'whsec_sweep';
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function request(userId: string): {
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+} {
+  const { headers, body } = createTestDelivery({ userId }, { secret: SECRET });
+  return { method: 'POST', headers, body };
+}
+
+/** A receiver that only accepts and sweeps (no worker loop), on `store`. */
+function sweeper(store: AlertStore, concurrency = 4): Receiver {
+  return createReceiver({
+    secret: SECRET,
+    queue: createDurableQueue(store, { leaseMs: 2_000 }),
+    consume: false,
+    concurrency,
+    retries: { retries: 1, backoffMs: () => 0 },
+  });
+}
+
+describe('receiver.sweep', () => {
+  it('runs the due alerts: completed, retried once its delay passed, failed with onError once', async () => {
+    const store = createMemoryStore();
+    const receiver = sweeper(store);
+    const errors: unknown[] = [];
+    let flakyRuns = 0;
+    receiver.onError((error) => void errors.push(error));
+    receiver.on('churn_risk_alert', (alert) => {
+      if (alert.userId === 'user_flaky' && flakyRuns++ === 0) throw new Error('once');
+      if (alert.userId === 'user_broken') throw new Error('always');
+    });
+    for (const user of ['user_ok', 'user_flaky', 'user_broken']) {
+      expect((await receiver.handle(request(user))).status).toBe(202);
+    }
+    // Nothing runs until a sweep: no worker loop in this process.
+    await sleep(50);
+    expect(flakyRuns).toBe(0);
+    const first = await receiver.sweep({ budgetMs: 5_000 });
+    // The retries' delay is 0: the flaky and broken alerts are due again at once, and this sweep
+    // keeps taking while it has budget, so both reach their end in it or in the next one.
+    const second = await receiver.sweep({ budgetMs: 5_000 });
+    const total = {
+      completed: first.completed + second.completed,
+      retried: first.retried + second.retried,
+      failed: first.failed + second.failed,
+    };
+    expect(total).toEqual({ completed: 2, retried: 2, failed: 1 });
+    expect(second.left).toBe(0);
+    expect(errors).toHaveLength(1);
+    expect(await store.counts()).toMatchObject({ waiting: 0, active: 0, failed: 1 });
+    await receiver.close();
+  });
+
+  it('takes over an alert whose taker died (its lease expired), telling the handler', async () => {
+    const store = createMemoryStore();
+    const receiver = sweeper(store);
+    const stalls: number[] = [];
+    receiver.on('churn_risk_alert', (_alert, context) => void stalls.push(context.stalls));
+    expect((await receiver.handle(request('user_frozen'))).status).toBe(202);
+    expect(await store.take({ token: 'frozen-function', leaseMs: 20 })).toBeDefined();
+    await sleep(40);
+    const result = await receiver.sweep({ budgetMs: 2_000 });
+    expect(result).toEqual({ completed: 1, retried: 0, failed: 0, left: 0 });
+    expect(stalls).toEqual([1]);
+    await receiver.close();
+  });
+
+  it('never runs one alert twice when two sweeps run at once', async () => {
+    const store = createMemoryStore();
+    const [a, b] = [sweeper(store), sweeper(store)];
+    const runs = new Map<string, number>();
+    for (const receiver of [a, b]) {
+      receiver.on('churn_risk_alert', async (alert) => {
+        runs.set(alert.userId, (runs.get(alert.userId) ?? 0) + 1);
+        await sleep(5);
+      });
+    }
+    for (let i = 0; i < 30; i++)
+      expect((await a.handle(request(`user_${String(i)}`))).status).toBe(202);
+    const [one, two] = await Promise.all([
+      a.sweep({ budgetMs: 10_000 }),
+      b.sweep({ budgetMs: 10_000 }),
+    ]);
+    expect(one.completed + two.completed).toBe(30);
+    expect(runs.size).toBe(30);
+    expect([...runs.values()].every((count) => count === 1)).toBe(true);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("takes nothing in the budget's last fifth and reports what it left", async () => {
+    const store = createMemoryStore();
+    const receiver = sweeper(store, 1);
+    receiver.on('churn_risk_alert', () => sleep(300));
+    for (let i = 0; i < 20; i++)
+      expect((await receiver.handle(request(`user_slow_${String(i)}`))).status).toBe(202);
+    const result = await receiver.sweep({ budgetMs: 1_000 });
+    // At most the takes that started before 800 ms ran (one at a time, 300 ms each).
+    expect(result.completed).toBeGreaterThanOrEqual(1);
+    expect(result.completed).toBeLessThanOrEqual(3);
+    expect(result.completed + result.left).toBe(20);
+    await receiver.close();
+  });
+
+  it("refuses a budget under one try's minimum, and a receiver without a durable queue", async () => {
+    const receiver = sweeper(createMemoryStore());
+    await expect(receiver.sweep({ budgetMs: 500 })).rejects.toThrow(TypeError);
+    await expect(receiver.sweep({} as { budgetMs: number })).rejects.toThrow(/budgetMs/);
+    await receiver.close();
+    const memory = createReceiver({ secret: SECRET });
+    await expect(memory.sweep({ budgetMs: 5_000 })).rejects.toThrow(/durable pull-based queue/);
+    await memory.close();
+  });
+
+  it('rejects naming the store when it does not answer', async () => {
+    let up = true;
+    const store = createMemoryStore({ available: () => up });
+    const receiver = sweeper(store);
+    receiver.on('churn_risk_alert', () => undefined);
+    expect((await receiver.handle(request('user_down'))).status).toBe(202);
+    up = false;
+    await expect(receiver.sweep({ budgetMs: 2_000 })).rejects.toThrow(
+      /The memory store failed during the sweep: The memory store is unavailable/,
+    );
+    up = true;
+    expect(await receiver.sweep({ budgetMs: 2_000 })).toMatchObject({ completed: 1, left: 0 });
+    await receiver.close();
+  });
+});
