@@ -142,3 +142,71 @@ describe('receiver.sweep', () => {
     await receiver.close();
   });
 });
+
+describe("consume: 'invocation'", () => {
+  function invocationReceiver(store: AlertStore, retries = 0): Receiver {
+    return createReceiver({
+      secret: SECRET,
+      queue: createDurableQueue(store, { leaseMs: 2_000 }),
+      consume: 'invocation',
+      keepAliveBudgetMs: 5_000,
+      retries: { retries, backoffMs: () => 300 },
+    });
+  }
+
+  it('answers at once, then runs the alert inside the keep-alive it hands the platform', async () => {
+    const store = createMemoryStore();
+    const receiver = invocationReceiver(store);
+    let finished = false;
+    receiver.on('churn_risk_alert', async () => {
+      await sleep(200);
+      finished = true;
+    });
+    const kept: Promise<unknown>[] = [];
+    const answer = await receiver.handle({
+      ...request('user_invoked'),
+      waitUntil: (promise) => void kept.push(promise),
+    });
+    expect(answer.status).toBe(202);
+    expect(finished).toBe(false);
+    expect(kept).toHaveLength(1);
+    await kept[0];
+    expect(finished).toBe(true);
+    expect(await store.counts()).toMatchObject({ waiting: 0, active: 0, delayed: 0 });
+    await receiver.close();
+  });
+
+  it('leaves a retry that is not due yet to a later invocation, which runs it once due', async () => {
+    const store = createMemoryStore();
+    const receiver = invocationReceiver(store, 1);
+    let runs = 0;
+    receiver.on('churn_risk_alert', (alert) => {
+      if (alert.userId === 'user_retry' && runs++ === 0) throw new Error('first try');
+    });
+    const kept: Promise<unknown>[] = [];
+    const waitUntil = (promise: Promise<unknown>): void => void kept.push(promise);
+    expect((await receiver.handle({ ...request('user_retry'), waitUntil })).status).toBe(202);
+    await Promise.all(kept);
+    expect(runs).toBe(1);
+    expect((await store.counts()).delayed).toBe(1);
+    await sleep(350); // the retry's delay passes; the next invocation (another alert) runs it
+    expect((await receiver.handle({ ...request('user_next'), waitUntil })).status).toBe(202);
+    await Promise.all(kept);
+    expect(runs).toBe(2);
+    expect(await store.counts()).toMatchObject({ waiting: 0, delayed: 0, failed: 0 });
+    await receiver.close();
+  });
+
+  it('is refused without a durable pull queue or without a budget where the platform has none', () => {
+    expect(() => createReceiver({ secret: SECRET, consume: 'invocation' })).toThrow(
+      /durable queue/,
+    );
+    expect(() =>
+      createReceiver({
+        secret: SECRET,
+        queue: createDurableQueue(createMemoryStore()),
+        consume: 'invocation',
+      }),
+    ).toThrow(/keepAliveBudgetMs/);
+  });
+});

@@ -45,6 +45,9 @@ import type {
 } from './types.js';
 import { isThenable } from './work-queue.js';
 
+/** The shortest keep-alive budget an invocation sweeps with (a sweep's minimum). */
+const INVOCATION_MIN_BUDGET_MS = 1_000;
+
 const refuseClosed = (): never => {
   throw new ReceiverUnavailableError('CLOSED', 'The receiver is shutting down; retry later.');
 };
@@ -109,7 +112,7 @@ class WebhookReceiver implements Receiver {
   readonly #verify: ReceiverVerifier;
   readonly #queue: AlertQueue;
   readonly #registry: HandlerRegistry;
-  readonly #consume: boolean;
+  readonly #consume: boolean | 'invocation';
   readonly #observer: ReceiverObserver;
   /** `undefined` when `@opentelemetry/api` is not installed and no `tracer` is handed in. */
   readonly #telemetry: ReceiverTelemetry | undefined;
@@ -262,7 +265,7 @@ class WebhookReceiver implements Receiver {
    * before a durable queue hands out its first job.
    */
   #startConsuming(): void {
-    if (this.#consuming || !this.#consume) return;
+    if (this.#consuming || this.#consume !== true) return;
     this.#consuming = true;
     queueMicrotask(() => {
       if (!this.#closed) this.#queue.consume();
@@ -326,17 +329,44 @@ class WebhookReceiver implements Receiver {
       return storeFailed(error);
     }
     if (!isThenable(accepted)) {
-      handedOff?.(doneOf(accepted));
+      const done = this.#invocation(accepted) ?? doneOf(accepted);
+      handedOff?.(done);
       return this.#answer(entry.id, accepted);
     }
     return Promise.resolve(accepted).then(
       (result) => {
-        handedOff?.(doneOf(result));
+        const done = this.#invocation(result) ?? doneOf(result);
+        handedOff?.(done);
         return this.#answer(entry.id, result);
       },
       (error: unknown) => {
         handedOff?.();
         return storeFailed(error);
+      },
+    );
+  }
+
+  /**
+   * `consume: 'invocation'` (SPEC 20): once an alert was accepted, a sweep of the queue's due
+   * alerts within what is left of the keep-alive budget, started now (the answer does not wait for
+   * it); its promise is what the platform's `waitUntil` keeps alive. `undefined` in other modes,
+   * for a duplicate, or with less than a sweep's minimum left.
+   */
+  #invocation(result: AcceptResult): Promise<void> | undefined {
+    const budgetMs = this.#config.keepAliveBudgetMs;
+    const queue = this.#queue;
+    if (this.#consume !== 'invocation' || typeof result !== 'object' || queue.sweep === undefined) {
+      return undefined;
+    }
+    if (budgetMs === undefined || budgetMs < INVOCATION_MIN_BUDGET_MS) return undefined;
+    return queue.sweep({ budgetMs }).then(
+      () => undefined,
+      (error: unknown) => {
+        this.#observer.logger.error(
+          { err: error },
+          `churn-risk: the invocation's sweep failed (${error instanceof Error ? error.message : String(error)}); ` +
+            'the alert stays in the queue for the next invocation or a scheduled sweep',
+        );
       },
     );
   }

@@ -56,7 +56,7 @@ export interface ResolvedOptions {
   retry: RetryPolicy;
   /** The queue the user passed, else the in-memory queue made of `maxQueue` and `dedupe`. */
   queue: AlertQueue;
-  consume: boolean;
+  consume: boolean | 'invocation';
   /** The platform's keep-alive budget for alerts handed to a `waitUntil`; none when undefined. */
   keepAliveBudgetMs: number | undefined;
   now: () => number;
@@ -65,16 +65,25 @@ export interface ResolvedOptions {
 /** Checks the `queue` and `consume` options against the others. */
 function checkQueue(options: ReceiverOptions, mode: 'async' | 'sync'): AlertQueue | undefined {
   const queue = options.queue;
-  const consume = options.consume ?? true;
-  if (typeof consume !== 'boolean') throw new TypeError('consume must be a boolean.');
+  const consume: unknown = options.consume ?? true;
+  if (typeof consume !== 'boolean' && consume !== 'invocation') {
+    throw new TypeError("consume must be true, false or 'invocation'.");
+  }
   if (queue === undefined) {
-    if (!consume) {
+    if (consume !== true) {
       throw new TypeError(
-        'consume: false needs a durable queue (e.g. createRedisQueue from @churn-risk/redis): ' +
-          'the default in-memory queue can only process alerts in the process that accepted them.',
+        `consume: ${JSON.stringify(consume)} needs a durable queue (e.g. createRedisQueue from ` +
+          '@churn-risk/redis): the default in-memory queue can only process alerts in the process ' +
+          'that accepted them.',
       );
     }
     return undefined;
+  }
+  if (consume === 'invocation' && typeof (queue as Partial<AlertQueue>).sweep !== 'function') {
+    throw new TypeError(
+      `consume: 'invocation' needs a durable pull-based queue (createRedisQueue, ` +
+        `createPostgresQueue, createDurableQueue); the ${queue.kind} queue cannot be swept.`,
+    );
   }
   const shape = queue as Partial<AlertQueue> | null;
   if (
@@ -101,6 +110,26 @@ function checkQueue(options: ReceiverOptions, mode: 'async' | 'sync'): AlertQueu
     );
   }
   return queue;
+}
+
+/**
+ * `consume`, checked against the budget an invocation sweeps with: `'invocation'` needs
+ * `keepAliveBudgetMs` where the platform has no default (Node: Vercel's `maxDuration` is the
+ * user's to say).
+ */
+function invocationBudget(
+  consume: ReceiverOptions['consume'],
+  keepAliveBudgetMs: number | undefined,
+): boolean | 'invocation' {
+  if (consume !== 'invocation') return consume ?? true;
+  const budget = keepAliveBudgetMs ?? DEFAULT_KEEP_ALIVE_BUDGET_MS;
+  if (budget === undefined || budget < 1_000) {
+    throw new TypeError(
+      "consume: 'invocation' needs keepAliveBudgetMs of at least 1000: how long the platform " +
+        "keeps an invocation alive after the answer (Vercel: the route's maxDuration in ms).",
+    );
+  }
+  return consume;
 }
 
 function headerName(name: string, value: string): string {
@@ -162,7 +191,7 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
     ),
     retry: resolveRetryPolicy(options.retries),
     queue,
-    consume: options.consume ?? true,
+    consume: invocationBudget(options.consume, options.keepAliveBudgetMs),
     keepAliveBudgetMs:
       options.keepAliveBudgetMs === undefined
         ? DEFAULT_KEEP_ALIVE_BUDGET_MS

@@ -101,9 +101,15 @@ export interface ReceiverOptions {
   queue?: AlertQueue;
   /**
    * Whether this process runs handlers (default `true`). `false` makes a web process that only
-   * accepts alerts into a durable `queue`; worker processes run the handlers.
+   * accepts alerts into a durable `queue`; worker processes run the handlers. `'invocation'`
+   * (SPEC 20), for function platforms where no process outlives a request (Vercel, Netlify,
+   * Lambda with a database): after the `202`, inside the platform's keep-alive (`after()`,
+   * `waitUntil`), the receiver runs the durable queue's due alerts, the one just accepted among
+   * them, while `keepAliveBudgetMs` lasts (a `receiver.sweep` of that budget); retries and the
+   * alerts of a function that stopped are run by the next invocations or by a scheduled sweep.
+   * The answer never waits for it.
    */
-  consume?: boolean;
+  consume?: boolean | 'invocation';
   /**
    * The platform's budget for work kept alive by a `waitUntil`, in milliseconds from the answer:
    * Cloudflare Workers cancel it after 30 s, Vercel ends a function at its `maxDuration`. An alert
@@ -112,7 +118,8 @@ export interface ReceiverOptions {
    * `onError` gets an `AlertCutOffError` (code `CUT_OFF`) once, one line is logged at `error`
    * naming the fix (a durable queue), and no further try runs. Default 30,000 in workerd (Cloudflare
    * Workers), none elsewhere (set it to your `maxDuration` on Vercel). Deliveries without a
-   * `waitUntil`, and durable queues, have no budget.
+   * `waitUntil`, and durable queues, have no budget, but for `consume: 'invocation'`, whose sweep
+   * after each answer runs within it (no take in its last fifth).
    */
   keepAliveBudgetMs?: number;
   /**
