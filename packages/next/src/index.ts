@@ -9,3 +9,8 @@ export {
   type PagesHandler,
 } from './create-pages-handler.js';
 export type { NextHandlerOptions, NextReceiver, WaitUntil } from './types.js';
+export {
+  createSweepHandler,
+  type SweepHandlerOptions,
+  type SweepReceiver,
+} from './create-sweep-handler.js';
