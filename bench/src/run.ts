@@ -22,7 +22,8 @@ const BENCHMARKS: Record<string, () => Promise<Runner>> = {
   next: async () => (await import('./next/run-next.js')).runNext,
   redis: async () => (await import('./redis/run-redis.js')).runRedis,
   postgres: async () => (await import('./postgres/run-postgres.js')).runPostgres,
-  'postgres-takeover': async () => (await import('./postgres/run-takeover.js')).runTakeover,
+  drain: async () => (await import('./drain/run-drain.js')).runDrain,
+  takeover: async () => (await import('./takeover/run-takeover.js')).runTakeover,
   bundle: async () => (await import('./bundle/run-bundle.js')).runBundle,
   'verify-runtimes': async () => {
     const { runVerifyRuntimes, parseRuntimes } = await import('./verify/run-verify-runtimes.js');
@@ -35,7 +36,7 @@ const BENCHMARKS: Record<string, () => Promise<Runner>> = {
 const runtimeArgs: string[] = [];
 
 /** The benchmarks that measure a before twin of their cases under `--before`. */
-const BEFORE_AWARE: ReadonlySet<string> = new Set(['receiver', 'http', 'redis']);
+const BEFORE_AWARE: ReadonlySet<string> = new Set(['receiver', 'http', 'redis', 'drain']);
 
 function parseArgs(argv: readonly string[]): {
   names: string[];

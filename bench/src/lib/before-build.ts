@@ -80,41 +80,51 @@ export function prepareBefore(ref: string): BeforeBuild {
   const names = Object.keys(PACKAGE_DIRS) as PackageName[];
   const readyPath = join(dir, READY_FILE);
   let built: PackageName[] | undefined;
+  let failed: PackageName[] = [];
   if (existsSync(readyPath)) {
     const ready = JSON.parse(readFileSync(readyPath, 'utf8')) as {
       sha?: string;
       built?: PackageName[];
+      failed?: PackageName[];
     };
-    if (ready.sha === sha) built = ready.built;
+    if (ready.sha === sha) {
+      built = ready.built;
+      failed = ready.failed ?? [];
+    }
   }
-  if (built !== undefined && built.every((name) => existsSync(entryOf(dir, PACKAGE_DIRS[name])))) {
-    log(`already installed and built (${built.join(', ')})`);
-  } else {
-    const pnpm = ['-y', 'pnpm@10'];
-    log('pnpm install --frozen-lockfile --prefer-offline');
-    run('npx', [...pnpm, 'install', '--frozen-lockfile', '--prefer-offline'], dir);
-    // One package at a time (core first: the others import it), so that a package that does not
-    // build at that commit costs only its own twins.
-    built = [];
-    const failed: PackageName[] = [];
-    for (const name of names) {
+  const pnpm = ['-y', 'pnpm@10'];
+  /** Builds `which` one at a time (core first: the others import it); a failure costs only its twins. */
+  const buildEach = (which: readonly PackageName[], into: PackageName[]): void => {
+    for (const name of which) {
       log(`building ${name}`);
       try {
         run('npx', [...pnpm, '-r', '--filter', `./packages/${PACKAGE_DIRS[name]}`, 'build'], dir);
         if (!existsSync(entryOf(dir, PACKAGE_DIRS[name]))) throw new Error('no built entry');
-        built.push(name);
+        into.push(name);
       } catch (error) {
         if (name === '@churn-risk/core')
           throw new Error(`${ref}: @churn-risk/core does not build`, { cause: error });
         failed.push(name);
       }
     }
-    if (failed.length > 0) log(`NOT built (their before twins are left out): ${failed.join(', ')}`);
-    writeFileSync(
-      readyPath,
-      `${JSON.stringify({ sha, ref, built, failed, builtAt: new Date().toISOString() })}\n`,
-    );
+  };
+  if (built !== undefined && built.every((name) => existsSync(entryOf(dir, PACKAGE_DIRS[name])))) {
+    // A cache made before a package joined PACKAGE_DIRS: build only what it lacks.
+    const lacking = names.filter((name) => !built?.includes(name) && !failed.includes(name));
+    if (lacking.length > 0) buildEach(lacking, built);
+    log(`already installed and built (${built.join(', ')})`);
+  } else {
+    log('pnpm install --frozen-lockfile --prefer-offline');
+    run('npx', [...pnpm, 'install', '--frozen-lockfile', '--prefer-offline'], dir);
+    built = [];
+    failed = [];
+    buildEach(names, built);
   }
+  if (failed.length > 0) log(`NOT built (their before twins are left out): ${failed.join(', ')}`);
+  writeFileSync(
+    readyPath,
+    `${JSON.stringify({ sha, ref, built, failed, builtAt: new Date().toISOString() })}\n`,
+  );
   const paths: Partial<Record<PackageName, string>> = {};
   for (const name of built) paths[name] = entryOf(dir, PACKAGE_DIRS[name]);
 

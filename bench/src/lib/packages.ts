@@ -14,6 +14,7 @@ export const PACKAGE_DIRS = {
   '@churn-risk/hono': 'hono',
   '@churn-risk/next': 'next',
   '@churn-risk/redis': 'redis',
+  '@churn-risk/postgres': 'postgres',
 } as const;
 
 export type PackageName = keyof typeof PACKAGE_DIRS;
@@ -27,6 +28,7 @@ export interface PackageModules {
   '@churn-risk/hono': typeof import('@churn-risk/hono');
   '@churn-risk/next': typeof import('@churn-risk/next');
   '@churn-risk/redis': typeof import('@churn-risk/redis');
+  '@churn-risk/postgres': typeof import('@churn-risk/postgres');
 }
 
 /** A build of the packages at another commit. */

@@ -6,8 +6,8 @@
  * then the 202. The same database work as `createPostgresQueue`'s accept, written directly.
  */
 import pg from 'pg';
-import { PgBoss, type SendOptions } from 'pg-boss';
 import { handEnqueue, type HandEnqueue } from '../lib/hand-queue-route.js';
+import { loadPgBoss, type SendOptions } from '../lib/pg-boss-api.js';
 
 const QUEUE = 'alerts';
 const DEDUPE_TTL_MS = 72 * 3_600_000;
@@ -20,6 +20,7 @@ const JOB_OPTIONS: SendOptions = { retryLimit: 3, retryDelay: 1, retryBackoff: t
  * (its maintenance on, no cron scheduling), so that both sides do the same background work.
  */
 export async function handPgBoss(url: string, schema: string): Promise<HandEnqueue> {
+  const { PgBoss } = await loadPgBoss();
   const pool = new pg.Pool({ connectionString: url });
   pool.on('error', () => undefined);
   const boss = new PgBoss({

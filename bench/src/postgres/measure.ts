@@ -18,6 +18,40 @@ export const SCHEMA = 'churn_risk';
 /** The database of server `name`: `bench_express_ours_postgres`... */
 export const databaseOf = (name: string): string => `bench_${name.replaceAll('-', '_')}`;
 
+/**
+ * Alerts left waiting in `database`: in pg-boss's job table for the hand-written pg-boss routes,
+ * else through our queue's own `counts()` (waiting and delayed), so that this does not depend on
+ * how `@churn-risk/postgres` lays out its tables. NaN when it cannot be read.
+ */
+export async function waitingAlerts(
+  cluster: BenchCluster,
+  database: string,
+  pgBoss: boolean,
+): Promise<number> {
+  try {
+    if (pgBoss) {
+      const { rows } = await cluster.query(
+        database,
+        `SELECT count(*)::int AS n FROM ${SCHEMA}.job WHERE state = 'created'`,
+      );
+      return (rows[0] as { n: number }).n;
+    }
+    const { createPostgresQueue } = await import('@churn-risk/postgres');
+    const queue = createPostgresQueue({ connection: cluster.url(database), schema: SCHEMA });
+    try {
+      const counts = await queue.counts();
+      return counts.waiting + counts.delayed;
+    } finally {
+      await queue.close();
+    }
+  } catch (error) {
+    console.error(
+      `postgres: could not count the alerts waiting in ${database}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return Number.NaN;
+  }
+}
+
 /** What a server's database holds and did, over the whole run (start-up included). */
 export interface DatabaseTotals {
   /** `pg_stat_database`: commits, rollbacks, rows inserted, updated, deleted. */
@@ -46,13 +80,7 @@ export async function measurePostgresServers(
     execPath: node,
     pid: cluster.server.pid,
     usesStore: () => true,
-    storedJobs: async (name) => {
-      const { rows } = await cluster.query(
-        databaseOf(name),
-        `SELECT count(*)::int AS n FROM ${SCHEMA}.job WHERE state = 'created'`,
-      );
-      return (rows[0] as { n: number }).n;
-    },
+    storedJobs: (name) => waitingAlerts(cluster, databaseOf(name), name.includes('hand-pgboss')),
     counters: (name) => cluster.counters(databaseOf(name)),
   });
   const databases = new Map<string, DatabaseTotals>();

@@ -6,7 +6,7 @@ import { missingPostgres, postgresBinDir } from './prerequisites.js';
 
 describe('missingPostgres', () => {
   it('names every missing binary and the install command', () => {
-    const message = missingPostgres('/opt/pg/bin', (path) => String(path).endsWith('postgres'));
+    const message = missingPostgres('/opt/pg/bin', (path) => path.endsWith('postgres'));
     expect(message).toContain('/opt/pg/bin/initdb, /opt/pg/bin/pg_ctl are missing');
     expect(message).toContain('apt-get install -y postgresql');
     expect(message).toContain('PG_BIN_DIR');

@@ -10,7 +10,7 @@ import { startChild } from '../lib/child.js';
 import { counterDelta } from '../lib/queue-measure.js';
 import { treeCpuMicros } from '../next/process-tree.js';
 import type { BenchCluster } from './cluster.js';
-import { SCHEMA } from './measure.js';
+import { SCHEMA, waitingAlerts } from './measure.js';
 
 export interface ProcessingCost {
   /** Handler starts in the measured window, and per second. */
@@ -67,10 +67,7 @@ export async function measureProcessingCost(
     const storeCpu = treeCpuMicros(cluster.server.pid) - before.store;
     const workerCpu = (await childCpuMicros(worker)) - before.worker;
     const processed = started - before.count;
-    const { rows } = await cluster.query(
-      database,
-      `SELECT count(*)::int AS n FROM ${SCHEMA}.job WHERE state = 'created'`,
-    );
+    const left = await waitingAlerts(cluster, database, false);
     const per = (value: number): number => (processed > 0 ? value / processed : Number.NaN);
     await worker.kill();
     await cluster.settled(database); // its backends flushed their statistics as they exited
@@ -82,7 +79,7 @@ export async function measureProcessingCost(
       storeCpu: per(storeCpu),
       workerCpu: per(workerCpu),
       store: Object.fromEntries(Object.entries(counters).map(([k, v]) => [k, per(v)])),
-      left: (rows[0] as { n: number }).n,
+      left,
     };
   } finally {
     await worker.kill();
