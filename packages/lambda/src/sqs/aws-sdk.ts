@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type * as DynamoDbSdk from '@aws-sdk/client-dynamodb';
 import type * as SqsSdk from '@aws-sdk/client-sqs';
 
@@ -23,26 +24,39 @@ function missing(name: string, error: unknown): Error {
   );
 }
 
+// Loaded with require(): it finds the SDK that Lambda's Node runtimes provide (on NODE_PATH,
+// which import() does not read) as well as one installed beside the function, and it loads the
+// SDK's CommonJS build in Node, whatever export conditions the caller's tooling adds.
+const load = createRequire(import.meta.url);
+
 let sqsSdk: Promise<typeof SqsSdk> | undefined;
 let dynamoDbSdk: Promise<typeof DynamoDbSdk> | undefined;
 
+function required<T>(name: string): Promise<T> {
+  return new Promise<T>((resolve) => {
+    resolve(load(name) as T);
+  }).catch((error: unknown) => {
+    throw missing(name, error);
+  });
+}
+
 /**
- * `@aws-sdk/client-sqs`, imported on first use: an optional peer dependency, so that a function
- * in in-memory mode imports this package without it. A failed import is not kept.
+ * `@aws-sdk/client-sqs`, loaded on first use: an optional peer dependency, so that a function
+ * in in-memory mode imports this package without it. A failed load is not kept.
  */
 export function sqsModule(): Promise<typeof SqsSdk> {
-  sqsSdk ??= import('@aws-sdk/client-sqs').catch((error: unknown) => {
+  sqsSdk ??= required<typeof SqsSdk>('@aws-sdk/client-sqs');
+  sqsSdk.catch(() => {
     sqsSdk = undefined;
-    throw missing('@aws-sdk/client-sqs', error);
   });
   return sqsSdk;
 }
 
-/** `@aws-sdk/client-dynamodb`, imported on first use, as `sqsModule`. */
+/** `@aws-sdk/client-dynamodb`, loaded on first use, as `sqsModule`. */
 export function dynamoDbModule(): Promise<typeof DynamoDbSdk> {
-  dynamoDbSdk ??= import('@aws-sdk/client-dynamodb').catch((error: unknown) => {
+  dynamoDbSdk ??= required<typeof DynamoDbSdk>('@aws-sdk/client-dynamodb');
+  dynamoDbSdk.catch(() => {
     dynamoDbSdk = undefined;
-    throw missing('@aws-sdk/client-dynamodb', error);
   });
   return dynamoDbSdk;
 }

@@ -106,7 +106,15 @@ class SqsQueueMode implements SqsQueue, SqsConsumer {
 
   #sqsClient(): Promise<AwsSdkClient> {
     const given = this.#options.sqs;
-    this.#sqs ??= given ? Promise.resolve(given) : sqsModule().then((m) => new m.SQSClient({}));
+    // With an endpoint set in the environment (a local emulator), that endpoint, not the host
+    // of the queue URL, which the SDK uses by default.
+    const endpointSet =
+      (process.env.AWS_ENDPOINT_URL_SQS ?? process.env.AWS_ENDPOINT_URL) !== undefined;
+    this.#sqs ??= given
+      ? Promise.resolve(given)
+      : sqsModule().then(
+          (m) => new m.SQSClient(endpointSet ? { useQueueUrlAsEndpoint: false } : {}),
+        );
     this.#sqs.catch(() => (this.#sqs = undefined));
     return this.#sqs;
   }
