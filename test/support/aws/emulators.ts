@@ -8,31 +8,20 @@
  * `DelaySeconds` over 900 (AWS refuses it), dynalite has no TTL (an expired item stays until we
  * overwrite it) and does not return the old item when a condition fails.
  */
-import type * as DynamoDbSdk from '@aws-sdk/client-dynamodb';
 import type { CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type * as SqsSdk from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import dynalite from 'dynalite';
 import { buildApp } from 'fauxqs';
 import type { Server } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { AWS_REGION, dynamoDbSdk, sqsSdk } from './sdk.js';
 
-// The SDK's CommonJS build, as @churn-risk/lambda loads it: vitest's `module` export condition
-// would pick its `dist-es` build, whose extensionless imports Node cannot load.
-const load = createRequire(import.meta.url);
-/** `@aws-sdk/client-sqs`, for tests. */
-export const sqsSdk = load('@aws-sdk/client-sqs') as typeof SqsSdk;
-/** `@aws-sdk/client-dynamodb`, for tests. */
-export const dynamoDbSdk = load('@aws-sdk/client-dynamodb') as typeof DynamoDbSdk;
+export { AWS_REGION, dynamoDbSdk, sqsSdk } from './sdk.js';
+
 const { CreateQueueCommand, GetQueueAttributesCommand, SQSClient: SqsClient } = sqsSdk;
 const { CreateTableCommand, DynamoDBClient: DynamoClient } = dynamoDbSdk;
 
-// The SDK warns once per process that its releases after January 2027 need Node 22.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
-/** The region and the (fake) credentials the emulators are called with. */
-export const AWS_REGION = 'us-east-1';
+/** The (fake) credentials the emulators are called with. */
 const CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
 
 /** A queue made on the emulator. */

@@ -9,7 +9,7 @@
  */
 import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import type { SqsBatchResponse, SqsEvent, SqsRecord } from '@churn-risk/lambda';
-import { AWS_REGION, sqsSdk } from './emulators.js';
+import { AWS_REGION, sqsSdk } from './sdk.js';
 
 const { DeleteMessageBatchCommand, ReceiveMessageCommand } = sqsSdk;
 
