@@ -5,7 +5,7 @@
  *
  * Env: SECRET, QUEUE_URL, QUEUE_ARN, DEDUPE_TABLE, FAILED_TABLE, LOG_FILE, MAX_STALLS, WORK_MS
  * (time a handler takes), HOLD_MS (time it takes instead for a user id starting with `hold_`),
- * BATCH_SIZE. Each handler run appends `start <id> <pid>` and, once finished, `done <id> <pid>` to
+ * BATCH_SIZE, POLLERS (mappings polling at once, as Lambda scales a mapping out; default 1). Each handler run appends `start <id> <pid>` and, once finished, `done <id> <pid>` to
  * LOG_FILE, synchronously (a SIGKILL loses no line); each `onError` appends `error <id> <pid>
  * <error name>`. A handler of a user id starting with `kill_` SIGKILLs its own process after its
  * `start` line (a payload that crashes every consumer). Prints `consumer ready`; SIGTERM stops the
@@ -46,17 +46,19 @@ receiver.onError((error, _alert, context) => {
 });
 
 const sqs = new sqsSdk.SQSClient({ useQueueUrlAsEndpoint: false });
-const mapping = startEventSourceMapping({
-  sqs,
-  queueUrl: requiredEnv('QUEUE_URL'),
-  queueArn: requiredEnv('QUEUE_ARN'),
-  handler: createLambdaHandler(receiver),
-  batchSize: Number(process.env.BATCH_SIZE ?? 10),
-});
+const handler = createLambdaHandler(receiver);
+const mappings = Array.from({ length: Number(process.env.POLLERS ?? 1) }, () =>
+  startEventSourceMapping({
+    sqs,
+    queueUrl: requiredEnv('QUEUE_URL'),
+    queueArn: requiredEnv('QUEUE_ARN'),
+    handler,
+    batchSize: Number(process.env.BATCH_SIZE ?? 10),
+  }),
+);
 console.log('consumer ready');
 process.once('SIGTERM', () => {
-  void mapping
-    .stop()
+  void Promise.all(mappings.map((mapping) => mapping.stop()))
     .then(() => receiver.close({ timeoutMs: 30_000 }))
     .finally(() => process.exit(0));
 });

@@ -1,3 +1,4 @@
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- dynalite ships no types, and this declaration must reach every tsconfig that imports this file
 /// <reference path="./dynalite.d.ts" />
 /**
  * SQS and DynamoDB without AWS, for queue mode's tests (SPEC 19): fauxqs (SQS) and dynalite

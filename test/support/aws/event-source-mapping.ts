@@ -14,7 +14,7 @@ import { AWS_REGION, sqsSdk } from './sdk.js';
 const { DeleteMessageBatchCommand, ReceiveMessageCommand } = sqsSdk;
 
 /** What the mapping invokes: a Lambda handler as `createLambdaHandler` returns it. */
-export type SqsInvoke = (event: SqsEvent) => Promise<SqsBatchResponse | undefined | void>;
+export type SqsInvoke = (event: SqsEvent) => Promise<SqsBatchResponse | undefined>;
 
 export interface EventSourceMappingOptions {
   sqs: SQSClient;
@@ -61,7 +61,7 @@ export function recordOf(message: Message, queueArn: string): SqsRecord {
 }
 
 /** The receipt handles to delete after an invocation: none when it failed as a whole. */
-function toDelete(event: SqsEvent, outcome: SqsBatchResponse | undefined | void | Error): string[] {
+function toDelete(event: SqsEvent, outcome: SqsBatchResponse | undefined | Error): string[] {
   if (outcome instanceof Error) return [];
   const failures = outcome?.batchItemFailures ?? [];
   const ids = new Set(event.Records.map((record) => record.messageId));

@@ -75,7 +75,8 @@ class SqsPlatform implements ReceiverPlatform {
   }
 
   retry(id: string): Promise<void> {
-    return (this.#queues[1] ?? (this.#queues[0] as SqsQueue)).retry(id);
+    const queue = this.#queues[1] ?? this.#queues[0];
+    return queue === undefined ? Promise.reject(new Error('no queue')) : queue.retry(id);
   }
 
   close(): Promise<void> {

@@ -27,6 +27,7 @@ import {
   type SqsEvent,
   type SqsQueue,
   type SqsQueueOptions,
+  type SqsRecord,
 } from '../index.js';
 import { runFailedCli } from '../cli/failed-cli.js';
 import { delaySecondsOf } from './sqs-message.js';
@@ -130,19 +131,35 @@ async function drain(
   }
 }
 
+/** A command as the test clients look at it. */
+interface SeenCommand {
+  constructor: { name: string };
+  input: unknown;
+}
+
+/** An SDK client that sends through `client`, after `look` saw the command (and may refuse it). */
+function watched(
+  client: { send(command: never): Promise<unknown> },
+  look: (command: SeenCommand) => void,
+): AwsSdkClient {
+  return {
+    send: async (command: SeenCommand) => {
+      look(command);
+      return client.send(command as never);
+    },
+  };
+}
+
 /** An SDK client whose commands named `name` fail while `fails()` says so. */
 function failing(
-  client: AwsSdkClient,
+  client: { send(command: never): Promise<unknown> },
   name: string,
-  fails: (command: unknown) => boolean,
+  fails: (command: SeenCommand) => boolean,
 ): AwsSdkClient {
-  const real = client as unknown as { send(command: unknown): Promise<unknown> };
-  return {
-    send: ((command: { constructor: { name: string } }) =>
-      command.constructor.name === name && fails(command)
-        ? Promise.reject(new Error(`${name} refused (test)`))
-        : real.send(command)) as AwsSdkClient['send'],
-  };
+  return watched(client, (command) => {
+    if (command.constructor.name === name && fails(command))
+      throw new Error(`${name} refused (test)`);
+  });
 }
 
 describe('createSqsQueue', () => {
@@ -213,7 +230,13 @@ describe('createSqsQueue', () => {
     let broken = true;
     const runs = { audit: 0, crm: 0 };
     const errors: [string, number][] = [];
-    receiver.on('churn_risk_alert', () => void runs.audit++, { id: 'audit' });
+    receiver.on(
+      'churn_risk_alert',
+      () => {
+        runs.audit++;
+      },
+      { id: 'audit' },
+    );
     receiver.on(
       'churn_risk_alert',
       () => {
@@ -320,7 +343,7 @@ describe('createSqsQueue', () => {
     let refusals = 2;
     // The retry's send (a message whose try count is 1) is refused twice.
     const sqs = failing(aws.sqs, 'SendMessageCommand', (command) => {
-      const body = (command as { input: { MessageBody: string } }).input.MessageBody;
+      const body = (command.input as { MessageBody: string }).MessageBody;
       return body.includes('"tries":1') && refusals-- > 0;
     });
     // maxStalls 0: one redelivery taken for a stall would fail the alert as poison.
@@ -349,7 +372,9 @@ describe('createSqsQueue', () => {
     const receiver = receiverOn(queue);
     let runs = 0;
     const errors: unknown[] = [];
-    receiver.on('churn_risk_alert', () => void runs++);
+    receiver.on('churn_risk_alert', () => {
+      runs++;
+    });
     receiver.onError((error) => void errors.push(error));
     const handler = createLambdaHandler(receiver);
     expect((await handler(functionUrlEvent('user_sqs_poison'))).statusCode).toBe(202);
@@ -378,12 +403,11 @@ describe('createSqsQueue', () => {
     ]);
     const where = await place();
     const sent: { DelaySeconds?: number; MessageBody: string }[] = [];
-    const recording: AwsSdkClient = {
-      send: ((command: { constructor: { name: string }; input: never }) => {
-        if (command.constructor.name === 'SendMessageCommand') sent.push(command.input);
-        return (aws.sqs as unknown as { send(c: unknown): Promise<unknown> }).send(command);
-      }) as AwsSdkClient['send'],
-    };
+    const recording = watched(aws.sqs, (command) => {
+      if (command.constructor.name === 'SendMessageCommand') {
+        sent.push(command.input as (typeof sent)[number]);
+      }
+    });
     const queue = queueOn(where, { sqs: recording });
     const receiver = receiverOn(queue, { retries: 1, backoffMs: () => 2_000_000 });
     const attempts: number[] = [];
@@ -465,7 +489,9 @@ describe('createSqsQueue', () => {
     };
     await expect(handler(stranger)).rejects.toThrow(/no receiver of this function consumes/);
     // A message that is not an alert message is deleted (not delivered again forever).
-    const own = { Records: [{ ...stranger.Records[0]!, eventSourceARN: where.queueArn }] };
+    const own = {
+      Records: [{ ...(stranger.Records[0] as SqsRecord), eventSourceARN: where.queueArn }],
+    };
     expect(await handler(own)).toEqual({ batchItemFailures: [] });
     await expect(handler({ Records: [{ body: '{}' }] } as never)).rejects.toThrow(TypeError);
   });
