@@ -12,11 +12,7 @@ export default defineConfig({
   ssr: { resolve: { conditions, externalConditions: ['@churn-risk/source'] } },
   test: {
     root: new URL('../..', import.meta.url).pathname,
-    include: [
-      'packages/lambda/src/**/*.aws-test.ts',
-      'examples/lambda/test/**/*.aws-test.ts',
-      'test/load/**/*.aws-test.ts',
-    ],
+    include: ['packages/lambda/src/**/*.aws-test.ts', 'test/load/**/*.aws-test.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
   },
