@@ -12,53 +12,71 @@ export interface AwsSdkClient {
   send(command: never): Promise<unknown>;
 }
 
-/** Sends `command` with `client`, typed by its output. */
-export function send<T>(client: AwsSdkClient, command: unknown): Promise<T> {
-  return client.send(command as never) as Promise<T>;
-}
+/** The input of each command of an SDK module, by the command's name (`PutItem`). */
+type Inputs<M> = {
+  [K in keyof M as K extends `${infer N}Command` ? N : never]: M[K] extends new (
+    ...args: infer A
+  ) => unknown
+    ? NonNullable<A[0]>
+    : never;
+};
+type DynamoDbInputs = Inputs<typeof DynamoDbSdk>;
+type SqsInputs = Inputs<typeof SqsSdk>;
 
-function missing(name: string, error: unknown): Error {
-  return new Error(
-    `Queue mode needs ${name} (Lambda's Node runtimes ship it; elsewhere: npm install ${name}).`,
-    { cause: error },
-  );
+/** Sends commands by name, each package loaded and its default client made on first use. */
+export interface AwsCalls {
+  ddb<T, N extends keyof DynamoDbInputs = keyof DynamoDbInputs>(
+    name: N,
+    input: DynamoDbInputs[N],
+  ): Promise<T>;
+  sqs<T, N extends keyof SqsInputs = keyof SqsInputs>(name: N, input: SqsInputs[N]): Promise<T>;
 }
 
 // Loaded with require(): it finds the SDK that Lambda's Node runtimes provide (on NODE_PATH,
 // which import() does not read) as well as one installed beside the function, and it loads the
-// SDK's CommonJS build in Node, whatever export conditions the caller's tooling adds.
+// SDK's CommonJS build whatever export conditions the caller's tooling adds.
 const load = createRequire(import.meta.url);
 
-let sqsSdk: Promise<typeof SqsSdk> | undefined;
-let dynamoDbSdk: Promise<typeof DynamoDbSdk> | undefined;
+type Module = Record<string, new (input?: unknown) => unknown>;
 
-function required<T>(name: string): Promise<T> {
-  return new Promise<T>((resolve) => {
-    resolve(load(name) as T);
-  }).catch((error: unknown) => {
-    throw missing(name, error);
-  });
+/** A package's commands and a client: the one given, or one made from the environment. */
+function service(
+  pkg: string,
+  clientClass: string,
+  given: AwsSdkClient | undefined,
+  config: object,
+): (name: string, input: unknown) => Promise<unknown> {
+  let ready: { module: Module; client: AwsSdkClient } | undefined;
+  return (name, input) =>
+    new Promise((resolve) => {
+      if (ready === undefined) {
+        let module: Module;
+        try {
+          module = load(pkg) as Module;
+        } catch (error) {
+          throw new Error(`Queue mode needs ${pkg} (npm install ${pkg}).`, { cause: error });
+        }
+        const Client = module[clientClass] as new (config: object) => AwsSdkClient;
+        ready = { module, client: given ?? new Client(config) };
+      }
+      const Command = ready.module[`${name}Command`] as new (input: unknown) => never;
+      resolve(ready.client.send(new Command(input)));
+    });
 }
 
-/**
- * `@aws-sdk/client-sqs`, loaded on first use: an optional peer dependency, so that a function
- * in in-memory mode imports this package without it. A failed load is not kept.
- */
-export function sqsModule(): Promise<typeof SqsSdk> {
-  sqsSdk ??= required<typeof SqsSdk>('@aws-sdk/client-sqs');
-  sqsSdk.catch(() => {
-    sqsSdk = undefined;
+/** The calls of one queue, on the clients given (else default ones, made on first use). */
+export function awsCalls(sqs?: AwsSdkClient, dynamodb?: AwsSdkClient): AwsCalls {
+  // With an endpoint in the environment (a local emulator), that endpoint rather than the host
+  // of the queue URL, which the SDK uses by default.
+  const local = (process.env.AWS_ENDPOINT_URL_SQS ?? process.env.AWS_ENDPOINT_URL) !== undefined;
+  const callSqs = service('@aws-sdk/client-sqs', 'SQSClient', sqs, {
+    ...(local ? { useQueueUrlAsEndpoint: false } : {}),
   });
-  return sqsSdk;
-}
-
-/** `@aws-sdk/client-dynamodb`, loaded on first use, as `sqsModule`. */
-export function dynamoDbModule(): Promise<typeof DynamoDbSdk> {
-  dynamoDbSdk ??= required<typeof DynamoDbSdk>('@aws-sdk/client-dynamodb');
-  dynamoDbSdk.catch(() => {
-    dynamoDbSdk = undefined;
-  });
-  return dynamoDbSdk;
+  const callDdb = service('@aws-sdk/client-dynamodb', 'DynamoDBClient', dynamodb, {});
+  return {
+    ddb: (name, input) => callDdb(name, input) as never,
+    sqs: (name, input) => callSqs(name, input) as never,
+  };
 }
 
 /** The name DynamoDB gives a refused condition. */

@@ -1,47 +1,47 @@
-import { dynamoDbModule, isConditionFailed, send, type AwsSdkClient } from './aws-sdk.js';
-
-/** How long a note of a redelivery we asked for is kept: SQS's longest retention, 14 days. */
-const NOTE_TTL_S = 14 * 24 * 3600;
+import { isConditionFailed, type AwsCalls } from './aws-sdk.js';
 
 /** Seconds since the epoch, DynamoDB's TTL unit. */
 export const epochSeconds = (ms: number): number => Math.floor(ms / 1000);
 
+/** How long a note of a redelivery we asked for is kept: SQS's longest retention, 14 days. */
+const NOTE_TTL_S = 14 * 86_400;
+
+/** A note's key: an identity (`userId:triggeredAt`) always holds a `:`, a note never does. */
+const noteKey = (messageId: string): { pk: { S: string } } => ({
+  pk: { S: `sqs-message#${messageId}` },
+});
+
 /**
- * The dedupe table: alert identities (`pk` = the identity `userId:triggeredAt`), and notes of the
- * redeliveries this package asked for (`pk` = `sqs-message#<messageId>`: an identity always holds
- * a `:`, a note never does). Every item carries the TTL attribute `expiresAt` (epoch seconds).
+ * The dedupe table: alert identities (`pk` = the identity), and notes of the redeliveries this
+ * package asked for (`pk` = `sqs-message#<messageId>`). Every item carries the TTL attribute
+ * `expiresAt` (epoch seconds).
  */
 export class DynamoIdentities {
   readonly #table: string;
-  readonly #client: () => Promise<AwsSdkClient>;
+  readonly #aws: AwsCalls;
 
-  constructor(table: string, client: () => Promise<AwsSdkClient>) {
+  constructor(table: string, aws: AwsCalls) {
     this.#table = table;
-    this.#client = client;
+    this.#aws = aws;
   }
 
   /**
    * Claims `id` for `ttlMs` under `token`, in one conditional write: true when no live claim
-   * existed. An expired claim is claimed again even before DynamoDB's TTL deleted it (TTL
-   * deletion runs within days, not at the second).
+   * existed. An expired claim is claimed again even before DynamoDB's TTL deleted it.
    */
   async claim(id: string, ttlMs: number, token: string): Promise<boolean> {
-    const [client, { PutItemCommand }] = await Promise.all([this.#client(), dynamoDbModule()]);
     const now = Date.now();
     try {
-      await send(
-        client,
-        new PutItemCommand({
-          TableName: this.#table,
-          Item: {
-            pk: { S: id },
-            expiresAt: { N: String(epochSeconds(now + ttlMs)) },
-            claim: { S: token },
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
-          ExpressionAttributeValues: { ':now': { N: String(epochSeconds(now)) } },
-        }),
-      );
+      await this.#aws.ddb('PutItem', {
+        TableName: this.#table,
+        Item: {
+          pk: { S: id },
+          expiresAt: { N: String(epochSeconds(now + ttlMs)) },
+          claim: { S: token },
+        },
+        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+        ExpressionAttributeValues: { ':now': { N: String(epochSeconds(now)) } },
+      });
       return true;
     } catch (error) {
       if (isConditionFailed(error)) return false;
@@ -51,59 +51,43 @@ export class DynamoIdentities {
 
   /** Deletes the claim of `id` made under `token` (never another one's). */
   async release(id: string, token: string): Promise<void> {
-    const [client, { DeleteItemCommand }] = await Promise.all([this.#client(), dynamoDbModule()]);
     try {
-      await send(
-        client,
-        new DeleteItemCommand({
-          TableName: this.#table,
-          Key: { pk: { S: id } },
-          ConditionExpression: 'claim = :token',
-          ExpressionAttributeValues: { ':token': { S: token } },
-        }),
-      );
+      await this.#aws.ddb('DeleteItem', {
+        TableName: this.#table,
+        Key: { pk: { S: id } },
+        ConditionExpression: 'claim = :token',
+        ExpressionAttributeValues: { ':token': { S: token } },
+      });
     } catch (error) {
       if (!isConditionFailed(error)) throw error;
     }
   }
 
   /** Counts one redelivery of message `messageId` that this package asked for. */
-  async noteRedelivery(messageId: string): Promise<void> {
-    const [client, { UpdateItemCommand }] = await Promise.all([this.#client(), dynamoDbModule()]);
-    await send(
-      client,
-      new UpdateItemCommand({
-        TableName: this.#table,
-        Key: { pk: { S: `sqs-message#${messageId}` } },
-        UpdateExpression: 'ADD redeliveries :one SET expiresAt = :expires',
-        ExpressionAttributeValues: {
-          ':one': { N: '1' },
-          ':expires': { N: String(epochSeconds(Date.now()) + NOTE_TTL_S) },
-        },
-      }),
-    );
+  noteRedelivery(messageId: string): Promise<unknown> {
+    return this.#aws.ddb('UpdateItem', {
+      TableName: this.#table,
+      Key: noteKey(messageId),
+      UpdateExpression: 'ADD redeliveries :one SET expiresAt = :expires',
+      ExpressionAttributeValues: {
+        ':one': { N: '1' },
+        ':expires': { N: String(epochSeconds(Date.now()) + NOTE_TTL_S) },
+      },
+    });
   }
 
   /** The redeliveries of `messageId` this package asked for (a strongly consistent read). */
   async redeliveries(messageId: string): Promise<number> {
-    const [client, { GetItemCommand }] = await Promise.all([this.#client(), dynamoDbModule()]);
-    const { Item } = await send<{ Item?: Record<string, { N?: string }> }>(
-      client,
-      new GetItemCommand({
-        TableName: this.#table,
-        Key: { pk: { S: `sqs-message#${messageId}` } },
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await this.#aws.ddb<{ Item?: { redeliveries?: { N?: string } } }>('GetItem', {
+      TableName: this.#table,
+      Key: noteKey(messageId),
+      ConsistentRead: true,
+    });
     return Number(Item?.redeliveries?.N ?? 0);
   }
 
   /** Reads one key, to learn whether the table answers. */
-  async ping(): Promise<void> {
-    const [client, { GetItemCommand }] = await Promise.all([this.#client(), dynamoDbModule()]);
-    await send(
-      client,
-      new GetItemCommand({ TableName: this.#table, Key: { pk: { S: 'churn-risk#health' } } }),
-    );
+  ping(): Promise<unknown> {
+    return this.#aws.ddb('GetItem', { TableName: this.#table, Key: noteKey('health') });
   }
 }

@@ -12,8 +12,8 @@ import {
   type QueuedAlert,
   type QueueHealth,
 } from '@churn-risk/core';
-import { describeError, dynamoDbModule, send, sqsModule, type AwsSdkClient } from './aws-sdk.js';
-import { DynamoFailedTable } from './dynamo-failed-table.js';
+import { awsCalls, describeError, type AwsCalls } from './aws-sdk.js';
+import { DynamoFailedTable, type StoredFailure } from './dynamo-failed-table.js';
 import { DynamoIdentities } from './dynamo-identities.js';
 import type { SqsBatchResponse, SqsEvent, SqsRecord } from './sqs-events.js';
 import { delaySecondsOf, MAX_DELAY_SECONDS, messageOf, parseMessage } from './sqs-message.js';
@@ -76,21 +76,20 @@ class SqsQueueMode implements SqsQueue, SqsConsumer {
   readonly #identities: DynamoIdentities;
   readonly #failed: DynamoFailedTable;
   readonly #localNotes = new Map<string, number>();
-  #sqs: Promise<AwsSdkClient> | undefined;
-  #dynamodb: Promise<AwsSdkClient> | undefined;
+  readonly #aws: AwsCalls;
   #processor: AlertProcessor | undefined;
 
   constructor(options: ResolvedSqsQueueOptions) {
     this.#options = options;
     this.queueUrl = options.queueUrl;
     this.queueKey = options.queueKey;
-    const dynamodb = (): Promise<AwsSdkClient> => this.#dynamoDbClient();
-    this.#identities = new DynamoIdentities(options.dedupeTable, dynamodb);
+    this.#aws = awsCalls(options.sqs, options.dynamodb);
+    this.#identities = new DynamoIdentities(options.dedupeTable, this.#aws);
     this.#failed = new DynamoFailedTable(
       options.failedTable,
       options.queueName,
       options.keepFailedMs,
-      dynamodb,
+      this.#aws,
     );
     this.#push = createPushQueue({
       kind: 'sqs',
@@ -99,33 +98,6 @@ class SqsQueueMode implements SqsQueue, SqsConsumer {
       maxStalls: options.maxStalls,
       enqueueTimeoutMs: options.enqueueTimeoutMs,
     });
-    // Loaded now, so that the first delivery of a cold start does not wait for the imports.
-    sqsModule().catch(() => undefined);
-    dynamoDbModule().catch(() => undefined);
-  }
-
-  #sqsClient(): Promise<AwsSdkClient> {
-    const given = this.#options.sqs;
-    // With an endpoint set in the environment (a local emulator), that endpoint, not the host
-    // of the queue URL, which the SDK uses by default.
-    const endpointSet =
-      (process.env.AWS_ENDPOINT_URL_SQS ?? process.env.AWS_ENDPOINT_URL) !== undefined;
-    this.#sqs ??= given
-      ? Promise.resolve(given)
-      : sqsModule().then(
-          (m) => new m.SQSClient(endpointSet ? { useQueueUrlAsEndpoint: false } : {}),
-        );
-    this.#sqs.catch(() => (this.#sqs = undefined));
-    return this.#sqs;
-  }
-
-  #dynamoDbClient(): Promise<AwsSdkClient> {
-    const given = this.#options.dynamodb;
-    this.#dynamodb ??= given
-      ? Promise.resolve(given)
-      : dynamoDbModule().then((m) => new m.DynamoDBClient({}));
-    this.#dynamodb.catch(() => (this.#dynamodb = undefined));
-    return this.#dynamodb;
   }
 
   // The receiver's side, through core's push queue.
@@ -193,17 +165,12 @@ class SqsQueueMode implements SqsQueue, SqsConsumer {
 
   /** Sends `message`, due in `delayMs`: over 15 minutes, the first hop carries `notBefore`. */
   async #send(message: SqsAlertMessage, delayMs: number): Promise<void> {
-    const [client, { SendMessageCommand }] = await Promise.all([this.#sqsClient(), sqsModule()]);
     const hop = delayMs > MAX_DELAY_SECONDS * 1000;
-    const body = hop ? { ...message, notBefore: Date.now() + delayMs } : message;
-    await send(
-      client,
-      new SendMessageCommand({
-        QueueUrl: this.queueUrl,
-        MessageBody: JSON.stringify(body),
-        DelaySeconds: delaySecondsOf(delayMs),
-      }),
-    );
+    await this.#aws.sqs('SendMessage', {
+      QueueUrl: this.queueUrl,
+      MessageBody: JSON.stringify(hop ? { ...message, notBefore: Date.now() + delayMs } : message),
+      DelaySeconds: delaySecondsOf(delayMs),
+    });
   }
 
   // The consumer.
@@ -294,47 +261,41 @@ class SqsQueueMode implements SqsQueue, SqsConsumer {
   }
 
   async retry(id: string): Promise<void> {
-    const found = await this.#failed.find(id);
-    // Sent before the item is deleted: a crash in between sends it twice, never loses it.
-    await this.#send(messageOf(found.entry, 0, found.succeeded), 0);
-    await this.#failed.remove(found.id);
+    const [found] = await this.#failed.all(id);
+    if (found === undefined) throw new TypeError(`No failed alert has the id ${id}.`);
+    await this.#resend([found]);
   }
 
   async retryAll(): Promise<number> {
-    const all = await this.#failed.all();
-    for (const found of all) {
-      await this.#send(messageOf(found.entry, 0, found.succeeded), 0);
-      await this.#failed.remove(found.id);
-    }
-    return all.length;
+    return this.#resend(await this.#failed.all());
   }
 
-  async #attributes(names: string[]): Promise<Record<string, string>> {
-    const [client, { GetQueueAttributesCommand }] = await Promise.all([
-      this.#sqsClient(),
-      sqsModule(),
-    ]);
-    const { Attributes } = await send<{ Attributes?: Record<string, string> }>(
-      client,
-      new GetQueueAttributesCommand({ QueueUrl: this.queueUrl, AttributeNames: names as never }),
-    );
-    return Attributes ?? {};
+  /** Sent before the item is deleted: a crash in between sends it twice, never loses it. */
+  async #resend(failures: StoredFailure[]): Promise<number> {
+    for (const { id, entry, succeededHandlers } of failures) {
+      await this.#send(messageOf(entry, 0, succeededHandlers), 0);
+      await this.#failed.remove(id);
+    }
+    return failures.length;
   }
 
   async counts(): Promise<QueueCounts> {
-    const [attributes, failed] = await Promise.all([
-      this.#attributes([
-        'ApproximateNumberOfMessages',
-        'ApproximateNumberOfMessagesNotVisible',
-        'ApproximateNumberOfMessagesDelayed',
-      ]),
-      this.#failed.count(),
+    const [{ Attributes: a = {} }, failed] = await Promise.all([
+      this.#aws.sqs<{ Attributes?: Record<string, string> }>('GetQueueAttributes', {
+        QueueUrl: this.queueUrl,
+        AttributeNames: [
+          'ApproximateNumberOfMessages',
+          'ApproximateNumberOfMessagesNotVisible',
+          'ApproximateNumberOfMessagesDelayed',
+        ],
+      }),
+      this.#failed.all(),
     ]);
     return {
-      waiting: Number(attributes.ApproximateNumberOfMessages ?? 0),
-      active: Number(attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
-      delayed: Number(attributes.ApproximateNumberOfMessagesDelayed ?? 0),
-      failed,
+      waiting: Number(a.ApproximateNumberOfMessages ?? 0),
+      active: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0),
+      delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0),
+      failed: failed.length,
       completed: 0,
     };
   }
@@ -345,20 +306,21 @@ class SqsQueueMode implements SqsQueue, SqsConsumer {
   }
 
   async health(): Promise<QueueHealth> {
-    const checks: [string, () => Promise<unknown>][] = [
-      ['SQS', () => this.#attributes(['QueueArn'])],
-      [`DynamoDB table ${this.#options.dedupeTable}`, () => this.#identities.ping()],
-      [`DynamoDB table ${this.#options.failedTable}`, () => this.#failed.ping()],
+    const { dedupeTable, failedTable } = this.#options;
+    const checks: [string, Promise<unknown>][] = [
+      ['SQS', this.#aws.sqs('GetQueueAttributes', { QueueUrl: this.queueUrl })],
+      [`DynamoDB table ${dedupeTable}`, this.#identities.ping()],
+      [`DynamoDB table ${failedTable}`, this.#failed.all('-')],
     ];
     const errors = await Promise.all(
       checks.map(([what, check]) =>
-        withTimeout(check(), HEALTH_TIMEOUT_MS, `${what} did not answer`).then(
-          () => undefined,
+        withTimeout(check, HEALTH_TIMEOUT_MS, 'No answer').then(
+          () => '',
           (error: unknown) => `${what}: ${describeError(error)}`,
         ),
       ),
     );
-    const error = errors.filter((e) => e !== undefined).join('; ');
+    const error = errors.filter(Boolean).join('; ');
     return error === '' ? { reachable: true } : { reachable: false, error };
   }
 
