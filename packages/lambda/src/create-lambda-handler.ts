@@ -9,7 +9,7 @@ import type {
 import { lambdaResult } from './lambda-result.js';
 import { isSqsEvent, type SqsEvent } from './sqs/sqs-events.js';
 import type { SqsQueue } from './sqs/sqs-queue.js';
-import { consumerOf } from './sqs/sqs-registry.js';
+import { sqsDispatch } from './sqs/sqs-dispatch.js';
 
 /** Options of `createLambdaHandler`. */
 export interface LambdaHandlerOptions {
@@ -64,7 +64,9 @@ export function createLambdaHandler(
 ): LambdaHandler {
   const handler = async (event: LambdaHttpEvent | SqsEvent): Promise<LambdaResult> => {
     if (!isSqsEvent(event)) return answer(receiver, event);
-    return (options.queue ?? consumerOf(event)).handleSqsEvent(event);
+    const consumer = options.queue ?? sqsDispatch.find?.(event);
+    if (consumer === undefined) throw new TypeError('An SQS event, and no createSqsQueue queue.');
+    return consumer.handleSqsEvent(event);
   };
   return handler as LambdaHandler;
 }

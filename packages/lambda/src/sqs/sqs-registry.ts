@@ -1,5 +1,6 @@
 import type { SqsBatchResponse, SqsEvent } from './sqs-events.js';
 import { queueKeyOfArn } from './sqs-events.js';
+import { sqsDispatch } from './sqs-dispatch.js';
 
 /** What `createLambdaHandler` hands an SQS event to. */
 export interface SqsConsumer {
@@ -12,8 +13,13 @@ export interface SqsConsumer {
 /** The SQS queues given to a receiver in this process (`attach`), until closed. */
 const attached = new Set<SqsConsumer>();
 
+/**
+ * Registers a queue; from then on `createLambdaHandler` dispatches SQS events through
+ * `consumerOf` (left out of a bundle that never makes an SQS queue).
+ */
 export function register(consumer: SqsConsumer): void {
   attached.add(consumer);
+  sqsDispatch.find = consumerOf;
 }
 
 export function unregister(consumer: SqsConsumer): void {
@@ -25,7 +31,7 @@ export function unregister(consumer: SqsConsumer): void {
  * `TypeError` when none is, or when two are (two receivers on one queue in one process: give
  * `createLambdaHandler` the one to use).
  */
-export function consumerOf(event: SqsEvent): SqsConsumer {
+function consumerOf(event: SqsEvent): SqsConsumer {
   const arn = event.Records[0]?.eventSourceARN ?? '';
   const key = queueKeyOfArn(arn);
   const found = [...attached].filter((consumer) => consumer.queueKey === key);
