@@ -3,7 +3,7 @@ import { runSqsLoad } from './sqs-load.js';
 
 // SPEC 19, "Proof under faults": 3 producer processes and 2 consumer processes on one SQS queue
 // (fauxqs) and its DynamoDB tables (dynalite), 5,000 alerts from 32 senders that resend what was
-// refused, a consumer SIGKILLed mid-batch and restarted. Run by test/load/sqs-load.test.ts with
+// refused (one producer's SQS refuses every 25th send), a consumer SIGKILLed mid-batch and restarted. Run by test/load/sqs-load.test.ts with
 // packages/lambda/vitest.config.ts (the AWS SDK does not load under the root config).
 
 describe('queue mode under load and a consumer killed mid-batch', () => {
@@ -19,6 +19,8 @@ describe('queue mode under load and a consumer killed mid-batch', () => {
         `killed consumer ${report.killedPid}`,
     );
     expect(report.accepted.size).toBe(5_000);
+    // One producer refuses every 25th send: resent, then accepted elsewhere, never a duplicate.
+    expect(report.refused).toBeGreaterThan(0);
     expect(report.duplicates).toBe(0);
     expect(report.killedPid).toBeGreaterThan(0);
     const killed = String(report.killedPid);

@@ -20,6 +20,8 @@ describe('queue mode on SQS and DynamoDB emulators, under load', () => {
       const { report } = run;
       expect(report, `no JSON report:\n${run.output}`).toBeDefined();
       if (report === undefined) return;
+      for (const line of run.output.split('\n'))
+        if (line.startsWith('sqs load:')) console.log(line);
       const failures = failuresOf(report);
       expect(failures, `${failures.join('\n')}\n${run.output}`).toEqual([]);
       expect(report.numPassedTests).toBe(1);

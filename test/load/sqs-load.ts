@@ -42,7 +42,7 @@ export interface SqsLoadOptions {
 export interface SqsLoadReport {
   /** Alert identities answered `202` (first answers, after resends). */
   accepted: Set<string>;
-  /** Answers other than 202 (503s), each resent. */
+  /** Answers other than 202 (503s) and connection errors, each resent. */
   refused: number;
   /** Answers `202 duplicate` to a first delivery (there should be none). */
   duplicates: number;
@@ -111,7 +111,12 @@ export async function runSqsLoad(options: SqsLoadOptions): Promise<SqsLoadReport
       await child.waitForLines(/^consumer ready$/);
       return child;
     };
-    for (let i = 0; i < options.producers; i++) producers.push(spawnTs(PRODUCER, env));
+    // The last producer's SQS refuses every 25th send: those deliveries are answered 503, with
+    // their claim released, and the senders resend them.
+    for (let i = 0; i < options.producers; i++) {
+      const refusing = i === options.producers - 1 ? { REFUSE_SENDS_EVERY: '25' } : {};
+      producers.push(spawnTs(PRODUCER, { ...env, ...refusing }));
+    }
     await Promise.all(producers.map((p) => p.waitForLines(/^listening on /)));
     const urls = producers.map((p) =>
       (p.lines.find((l) => l.startsWith('listening on ')) ?? '').slice(13),
@@ -158,16 +163,23 @@ export async function runSqsLoad(options: SqsLoadOptions): Promise<SqsLoadReport
       async (index) => {
         const userId = userIds[index] ?? '';
         const { headers, body } = createTestDelivery({ userId, triggeredAt }, { secret: SECRET });
+        // A connection error (a keep-alive socket closed under load) is resent like a refusal; if
+        // the lost answer was a 202, the resend answers duplicate, which counts as accepted.
+        let lost = false;
         for (let attempt = 0; ; attempt++) {
           const url = urls[(index + attempt) % urls.length] ?? '';
-          const answer = await send(agent, url, { method: 'POST', headers, body });
-          if (answer.status === 202) {
-            if (answer.body.includes('duplicate')) duplicates++;
+          const answer = await send(agent, url, { method: 'POST', headers, body }).catch(
+            () => undefined,
+          );
+          if (answer?.status === 202) {
+            if (answer.body.includes('duplicate') && !lost) duplicates++;
             accepted.add(`${userId}:${triggeredAt}`);
             break;
           }
           refused++;
-          if (attempt > 50) throw new Error(`${userId} refused 50 times: ${answer.status}`);
+          lost ||= answer === undefined;
+          if (attempt > 50)
+            throw new Error(`${userId} refused 50 times: ${answer?.status ?? 'reset'}`);
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         answered++;
