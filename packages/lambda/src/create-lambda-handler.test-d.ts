@@ -1,4 +1,4 @@
-import { createReceiver } from '@churn-risk/core';
+import { createReceiver, type PushQueue } from '@churn-risk/core';
 import type {
   ALBEvent,
   ALBHandler,
@@ -7,10 +7,17 @@ import type {
   APIGatewayProxyHandler,
   APIGatewayProxyHandlerV2,
   LambdaFunctionURLHandler,
+  SQSBatchResponse,
+  SQSEvent,
+  SQSHandler,
 } from 'aws-lambda';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   createLambdaHandler,
+  createSqsQueue,
+  type SqsBatchResponse,
   type AlbResult,
   type HttpApiResult,
   type LambdaHandler,
@@ -46,8 +53,31 @@ describe('lambda adapter types', () => {
     expectTypeOf(handler({} as APIGatewayProxyEventV2)).resolves.toEqualTypeOf<HttpApiResult>();
     expectTypeOf(handler({} as ALBEvent)).resolves.toEqualTypeOf<AlbResult>();
     expectTypeOf(handler({} as LambdaHttpEvent)).resolves.toEqualTypeOf<LambdaHttpResult>();
-    // @ts-expect-error an SQS batch is not an HTTP event
-    void handler({ Records: [] });
+    expectTypeOf(handler({} as SQSEvent)).resolves.toEqualTypeOf<SqsBatchResponse>();
+    // @ts-expect-error records without the fields Lambda gives them are neither SQS nor HTTP
+    void handler({ Records: [{ body: '{}' }] });
+  });
+
+  it('fits SQSHandler in queue mode, with the clients of the AWS SDK', () => {
+    const queue = createSqsQueue({
+      queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/alerts',
+      dedupeTable: 'churn-risk-identities',
+      failedTable: 'churn-risk-failed',
+      sqs: new SQSClient({}),
+      dynamodb: new DynamoDBClient({}),
+      maxStalls: 3,
+    });
+    expectTypeOf(queue).toExtend<PushQueue>();
+    const sqsHandler: SQSHandler = createLambdaHandler(createReceiver({ secret: 's', queue }));
+    expectTypeOf(sqsHandler).not.toBeNever();
+    expectTypeOf(createLambdaHandler(receiver, { queue })).toEqualTypeOf<LambdaHandler>();
+    const { batchItemFailures } = {} as SQSBatchResponse;
+    expectTypeOf<SqsBatchResponse>().toExtend<SQSBatchResponse>();
+    expectTypeOf(batchItemFailures).not.toBeNever();
+    // @ts-expect-error a misspelt option
+    createSqsQueue({ queueURL: 'x', dedupeTable: 'a', failedTable: 'b' });
+    // @ts-expect-error not an AWS SDK client
+    createSqsQueue({ queueUrl: 'x', dedupeTable: 'a', failedTable: 'b', sqs: {} });
   });
 
   it('needs no @types/aws-lambda in its own API', () => {

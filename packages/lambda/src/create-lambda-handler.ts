@@ -1,7 +1,25 @@
 import type { Receiver, ReceiverResult } from '@churn-risk/core';
 import { eventBody, eventRequest } from './event-request.js';
-import type { LambdaHandler, LambdaHttpEvent, LambdaHttpResult } from './lambda-events.js';
+import type {
+  LambdaHandler,
+  LambdaHttpEvent,
+  LambdaHttpResult,
+  LambdaResult,
+} from './lambda-events.js';
 import { lambdaResult } from './lambda-result.js';
+import { isSqsEvent, type SqsEvent } from './sqs/sqs-events.js';
+import type { SqsQueue } from './sqs/sqs-queue.js';
+import { sqsDispatch } from './sqs/sqs-dispatch.js';
+
+/** Options of `createLambdaHandler`. */
+export interface LambdaHandlerOptions {
+  /**
+   * The queue whose SQS events this handler consumes. Needed only when two receivers of one
+   * process use the same SQS queue; otherwise an SQS event goes to the receiver's `createSqsQueue`
+   * queue whose URL matches the event's `eventSourceARN`.
+   */
+  queue?: SqsQueue | undefined;
+}
 
 async function answer(receiver: Receiver, event: LambdaHttpEvent): Promise<LambdaHttpResult> {
   const { shape, method, headers } = eventRequest(event);
@@ -31,12 +49,24 @@ async function answer(receiver: Receiver, event: LambdaHttpEvent): Promise<Lambd
  * when a handler failed), or a durable queue such as `@churn-risk/redis` holds it. It rejects with
  * a `TypeError` (nothing accepted) for an event that is not one of these HTTP events.
  *
+ * In queue mode (`createReceiver({ queue: createSqsQueue(...) })`) it also takes the SQS events
+ * of the queue's event source mapping, told apart by their shape: each record runs through
+ * core's try protocol, and the answer is the partial batch response (`batchItemFailures`).
+ *
  * @example
  * const receiver = createReceiver({ secret: process.env.CHURN_RISK_WEBHOOK_SECRET! });
  * receiver.on('churn_risk_alert', async (alert) => notifyTeam(alert));
  * export const handler = createLambdaHandler(receiver);
  */
-export function createLambdaHandler(receiver: Receiver): LambdaHandler {
-  const handler = (event: LambdaHttpEvent): Promise<LambdaHttpResult> => answer(receiver, event);
+export function createLambdaHandler(
+  receiver: Receiver,
+  options: LambdaHandlerOptions = {},
+): LambdaHandler {
+  const handler = async (event: LambdaHttpEvent | SqsEvent): Promise<LambdaResult> => {
+    if (!isSqsEvent(event)) return answer(receiver, event);
+    const consumer = options.queue ?? sqsDispatch.find?.(event);
+    if (consumer === undefined) throw new TypeError('An SQS event, and no createSqsQueue queue.');
+    return consumer.handleSqsEvent(event);
+  };
   return handler as LambdaHandler;
 }

@@ -1,8 +1,9 @@
 /**
  * @churn-risk/lambda: an AWS Lambda handler for churn-risk webhook alerts, for API Gateway (REST
- * and HTTP APIs), Lambda function URLs and Application Load Balancers.
+ * and HTTP APIs), Lambda function URLs and Application Load Balancers, in memory or in queue mode
+ * (SQS and DynamoDB).
  */
-export { createLambdaHandler } from './create-lambda-handler.js';
+export { createLambdaHandler, type LambdaHandlerOptions } from './create-lambda-handler.js';
 export type {
   AlbEvent,
   AlbResult,
@@ -13,6 +14,11 @@ export type {
   LambdaHandler,
   LambdaHttpEvent,
   LambdaHttpResult,
+  LambdaResult,
   RestApiEvent,
   RestApiResult,
 } from './lambda-events.js';
+export { createSqsQueue, type SqsQueue } from './sqs/sqs-queue.js';
+export { SQS_QUEUE_DEFAULTS, type SqsQueueOptions } from './sqs/sqs-options.js';
+export type { AwsSdkClient } from './sqs/aws-sdk.js';
+export type { SqsBatchResponse, SqsEvent, SqsRecord } from './sqs/sqs-events.js';

@@ -3,6 +3,7 @@
  * types: the events of `@types/aws-lambda` (`APIGatewayProxyEvent`, `APIGatewayProxyEventV2`,
  * `ALBEvent`) are assignable to them, and the results to theirs, so no extra package is needed.
  */
+import type { SqsBatchResponse, SqsEvent } from './sqs/sqs-events.js';
 
 /** Single-value headers as API Gateway, function URLs and ALB give them. */
 export type LambdaEventHeaders = Record<string, string | undefined>;
@@ -78,12 +79,17 @@ export interface AlbResult {
 /** Any of the answers `createLambdaHandler`'s handler returns. */
 export type LambdaHttpResult = RestApiResult | HttpApiResult | AlbResult;
 
+/** Any answer of `createLambdaHandler`'s handler: an HTTP result, or an SQS batch response. */
+export type LambdaResult = LambdaHttpResult | SqsBatchResponse;
+
 /**
  * The Lambda handler `createLambdaHandler` returns. Each event shape gets its own result shape; it
- * fits `APIGatewayProxyHandler`, `APIGatewayProxyHandlerV2`, `LambdaFunctionURLHandler` and
- * `ALBHandler` of `@types/aws-lambda`. The second argument (Lambda's `context`) is not used.
+ * fits `APIGatewayProxyHandler`, `APIGatewayProxyHandlerV2`, `LambdaFunctionURLHandler`,
+ * `ALBHandler` and (queue mode) `SQSHandler` of `@types/aws-lambda`. The second argument
+ * (Lambda's `context`) is not used.
  */
 export interface LambdaHandler {
+  (event: SqsEvent, context?: unknown): Promise<SqsBatchResponse>;
   (event: AlbEvent, context?: unknown): Promise<AlbResult>;
   (event: HttpApiEvent, context?: unknown): Promise<HttpApiResult>;
   (event: RestApiEvent, context?: unknown): Promise<RestApiResult>;

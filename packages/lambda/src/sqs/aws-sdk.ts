@@ -1,0 +1,90 @@
+import { createRequire } from 'node:module';
+import type * as DynamoDbSdk from '@aws-sdk/client-dynamodb';
+import type * as SqsSdk from '@aws-sdk/client-sqs';
+
+/**
+ * An AWS SDK for JavaScript v3 client, as queue mode uses it: an `SQSClient` of
+ * `@aws-sdk/client-sqs` or a `DynamoDBClient` of `@aws-sdk/client-dynamodb` (typed by the one
+ * method called, so that these types need neither package).
+ */
+export interface AwsSdkClient {
+  /** Sends a command of the client's package (`new SendMessageCommand(...)`, ...). */
+  send(command: never): Promise<unknown>;
+}
+
+/** The input of each command of an SDK module, by the command's name (`PutItem`). */
+type Inputs<M> = {
+  [K in keyof M as K extends `${infer N}Command` ? N : never]: M[K] extends new (
+    ...args: infer A
+  ) => unknown
+    ? NonNullable<A[0]>
+    : never;
+};
+type DynamoDbInputs = Inputs<typeof DynamoDbSdk>;
+type SqsInputs = Inputs<typeof SqsSdk>;
+
+/** Sends commands by name, each package loaded and its default client made on first use. */
+export interface AwsCalls {
+  ddb<T, N extends keyof DynamoDbInputs = keyof DynamoDbInputs>(
+    name: N,
+    input: DynamoDbInputs[N],
+  ): Promise<T>;
+  sqs<T, N extends keyof SqsInputs = keyof SqsInputs>(name: N, input: SqsInputs[N]): Promise<T>;
+}
+
+// Loaded with require(): it finds the SDK that Lambda's Node runtimes provide (on NODE_PATH,
+// which import() does not read) as well as one installed beside the function, and it loads the
+// SDK's CommonJS build whatever export conditions the caller's tooling adds.
+const load = createRequire(import.meta.url);
+
+type Module = Record<string, new (input?: unknown) => unknown>;
+
+/** A package's commands and a client: the one given, or one made from the environment. */
+function service(
+  pkg: string,
+  clientClass: string,
+  given: AwsSdkClient | undefined,
+  config: object,
+): (name: string, input: unknown) => Promise<unknown> {
+  let ready: { module: Module; client: AwsSdkClient } | undefined;
+  return (name, input) =>
+    new Promise((resolve) => {
+      if (ready === undefined) {
+        let module: Module;
+        try {
+          module = load(pkg) as Module;
+        } catch (error) {
+          throw new Error(`Queue mode needs ${pkg} (npm install ${pkg}).`, { cause: error });
+        }
+        const Client = module[clientClass] as new (config: object) => AwsSdkClient;
+        ready = { module, client: given ?? new Client(config) };
+      }
+      const Command = ready.module[`${name}Command`] as new (input: unknown) => never;
+      resolve(ready.client.send(new Command(input)));
+    });
+}
+
+/** The calls of one queue, on the clients given (else default ones, made on first use). */
+export function awsCalls(sqs?: AwsSdkClient, dynamodb?: AwsSdkClient): AwsCalls {
+  // With an endpoint in the environment (a local emulator), that endpoint rather than the host
+  // of the queue URL, which the SDK uses by default.
+  const local = (process.env.AWS_ENDPOINT_URL_SQS ?? process.env.AWS_ENDPOINT_URL) !== undefined;
+  const callSqs = service('@aws-sdk/client-sqs', 'SQSClient', sqs, {
+    ...(local ? { useQueueUrlAsEndpoint: false } : {}),
+  });
+  const callDdb = service('@aws-sdk/client-dynamodb', 'DynamoDBClient', dynamodb, {});
+  return {
+    ddb: (name, input) => callDdb(name, input) as never,
+    sqs: (name, input) => callSqs(name, input) as never,
+  };
+}
+
+/** The name DynamoDB gives a refused condition. */
+export function isConditionFailed(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/** An error as one line, without anything but its name and message. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value';
+}

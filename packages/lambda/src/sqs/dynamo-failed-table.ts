@@ -1,0 +1,118 @@
+import {
+  resolveFailedListOptions,
+  type FailedAlert,
+  type FailedListOptions,
+  type QueuedAlert,
+} from '@churn-risk/core';
+import type { AwsCalls } from './aws-sdk.js';
+import { epochSeconds } from './dynamo-identities.js';
+
+/** A failed alert as the consumer stores it. */
+export interface FailedRecord {
+  entry: QueuedAlert;
+  tries: number;
+  succeeded: readonly string[];
+  error: Error;
+}
+
+type Item = Record<string, { S?: string; N?: string } | undefined>;
+
+/** A failed alert as `failed()` lists it, with the record a retry sends again. */
+export type StoredFailure = FailedAlert & { entry: QueuedAlert };
+
+function storedFailure(item: Item): StoredFailure {
+  const entry = JSON.parse(item.entry?.S ?? '{}') as QueuedAlert;
+  return {
+    id: item.sk?.S ?? '',
+    alertId: entry.id,
+    alert: entry.alert,
+    error: item.error?.S ?? '',
+    succeededHandlers: JSON.parse(item.succeeded?.S ?? '[]') as string[],
+    tries: Number(item.tries?.N),
+    receivedAt: new Date(entry.receivedAt),
+    failedAt: new Date(Number(item.failedAt?.N)),
+    entry,
+  };
+}
+
+/** `failed()`'s shape, without the entry. */
+const listed = ({ entry: _entry, ...failed }: StoredFailure): FailedAlert => failed;
+
+/**
+ * The failed table: one partition per queue (`pk` = the queue's name), one item per failed alert
+ * (`sk` = its id: the time of the failure, 13 digits, then a random part), so that a query
+ * backwards lists the newest first. Every item carries the TTL attribute `expiresAt`; an item past
+ * it is not listed, counted or retried, even before DynamoDB's TTL deleted it.
+ */
+export class DynamoFailedTable {
+  readonly #table: string;
+  readonly #pk: { S: string };
+  readonly #keepMs: number;
+  readonly #aws: AwsCalls;
+
+  constructor(table: string, partition: string, keepMs: number, aws: AwsCalls) {
+    this.#table = table;
+    this.#pk = { S: partition };
+    this.#keepMs = keepMs;
+    this.#aws = aws;
+  }
+
+  /** Stores a failed alert under a fresh id (an alert that fails again after a retry is new). */
+  add({ entry, tries, succeeded, error }: FailedRecord): Promise<unknown> {
+    const now = Date.now();
+    return this.#aws.ddb('PutItem', {
+      TableName: this.#table,
+      Item: {
+        pk: this.#pk,
+        sk: { S: `${String(now).padStart(13, '0')}-${crypto.randomUUID().slice(0, 8)}` },
+        alertId: { S: entry.id },
+        entry: { S: JSON.stringify(entry) },
+        succeeded: { S: JSON.stringify(succeeded) },
+        tries: { N: String(tries) },
+        error: { S: `${error.name}: ${error.message}` },
+        failedAt: { N: String(now) },
+        expiresAt: { N: String(epochSeconds(now + this.#keepMs)) },
+      },
+    });
+  }
+
+  /** Every live failed alert (of failed id or alert identity `id`, when given), newest first. */
+  async all(id?: string): Promise<StoredFailure[]> {
+    const items: Item[] = [];
+    let start: Record<string, never> | undefined;
+    do {
+      const page = await this.#aws.ddb<{
+        Items?: Item[];
+        LastEvaluatedKey?: Record<string, never>;
+      }>('Query', {
+        TableName: this.#table,
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: 'expiresAt > :now',
+        ExpressionAttributeValues: {
+          ':pk': this.#pk,
+          ':now': { N: String(epochSeconds(Date.now())) },
+        },
+        ScanIndexForward: false,
+        ExclusiveStartKey: start,
+      });
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    const all = items.map(storedFailure);
+    return id === undefined ? all : all.filter((f) => f.id === id || f.alertId === id);
+  }
+
+  /** Failed alerts, newest first (default `limit` 50, `offset` 0). */
+  async failed(options?: FailedListOptions): Promise<FailedAlert[]> {
+    const { limit, offset } = resolveFailedListOptions(options);
+    return (await this.all()).slice(offset, offset + limit).map(listed);
+  }
+
+  /** Deletes failed alert `id`. */
+  remove(id: string): Promise<unknown> {
+    return this.#aws.ddb('DeleteItem', {
+      TableName: this.#table,
+      Key: { pk: this.#pk, sk: { S: id } },
+    });
+  }
+}
