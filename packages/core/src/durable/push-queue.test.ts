@@ -251,7 +251,7 @@ class MemoryPlatform implements ReceiverPlatform {
   }
 
   failed(): Promise<FailedAlert[]> {
-    return Promise.resolve([...this.#failed]);
+    return Promise.resolve([...this.#failed].reverse()); // newest first, as every store lists
   }
 
   retry(id: string): Promise<void> {

@@ -11,7 +11,7 @@ export type {
   SweepResult,
 } from './alert-queue.js';
 export type { RetryPolicy, StoredTry, TryInput, TryVerdict } from './try-protocol.js';
-export type { KeepAlive } from './keep-alive.js';
+export { WORKERS_KEEP_ALIVE_BUDGET_MS, type KeepAlive } from './keep-alive.js';
 export { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 export {
   createMemoryDedupeStore,

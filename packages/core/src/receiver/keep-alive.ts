@@ -19,9 +19,12 @@ export const PER_REQUEST_CONTEXTS =
   (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent ===
   'Cloudflare-Workers';
 
+/** How long Cloudflare Workers keep what `ctx.waitUntil` holds after the answer: 30 s. */
+export const WORKERS_KEEP_ALIVE_BUDGET_MS = 30_000;
+
 /** `keepAliveBudgetMs` by default: Workers' 30 s in workerd, no budget elsewhere. */
 export const DEFAULT_KEEP_ALIVE_BUDGET_MS: number | undefined = PER_REQUEST_CONTEXTS
-  ? 30_000
+  ? WORKERS_KEEP_ALIVE_BUDGET_MS
   : undefined;
 
 /** How an accepted alert is kept alive: the platform's budget, counted from the acceptance. */

@@ -89,19 +89,24 @@ export interface TryLease {
   readonly stalls: number;
 }
 
-/** A signal that never aborts: the in-memory queue's tries hold no lease that could be lost. */
-const NEVER_ABORTED: AbortSignal = new AbortController().signal;
-const NO_LEASE: TryLease = Object.freeze({ signal: NEVER_ABORTED, stalls: 0 });
+/**
+ * What the in-memory queue's tries get: a signal that never aborts (they hold no lease that could
+ * be lost). Made at the first try, not at import: workerd forbids `new AbortController()` in a
+ * module's global scope.
+ */
+let noLease: TryLease | undefined;
 
 /** The context handlers get for try `attempt` (0 for the first). */
-export function contextOf(input: TryInput, attempt: number, lease = NO_LEASE): AlertContext {
+export function contextOf(input: TryInput, attempt: number, lease?: TryLease): AlertContext {
+  const held =
+    lease ?? (noLease ??= Object.freeze({ signal: new AbortController().signal, stalls: 0 }));
   return {
     id: input.id,
     receivedAt: new Date(input.receivedAt),
     attempt,
     event: 'churn_risk_alert',
-    signal: lease.signal,
-    stalls: lease.stalls,
+    signal: held.signal,
+    stalls: held.stalls,
   };
 }
 
