@@ -7,11 +7,12 @@ import {
 import {
   createTestDelivery,
   pushQueueContract,
+  type ContractTestApi,
   type ReceiverPlatform,
 } from '@churn-risk/core/testing';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { D1Database } from './bindings.js';
+import type { D1Database, D1Statement, QueueProducer } from './bindings.js';
 import { createCloudflareQueue, delaySecondsOf, type CloudflareQueue } from './cloudflare-queue.js';
 import { MemoryQueues } from './memory-queues.test-util.js';
 
@@ -20,7 +21,7 @@ import { MemoryQueues } from './memory-queues.test-util.js';
 // tests run the same code inside workerd, with miniflare's own Queues.
 
 const SECRET = 'whsec_cf_queue';
-const DATABASES = Array.from({ length: 12 }, (_, i) => `DB${String(i)}`);
+const DATABASES = Array.from({ length: 24 }, (_, i) => `DB${String(i)}`);
 let mf: Miniflare;
 let nextDb = 0;
 
@@ -45,6 +46,58 @@ async function freshDb(): Promise<D1Database> {
   return await mf.getD1Database(name);
 }
 
+/**
+ * `db`, refusing the first `times` writes to the failed store (a D1 outage during the verdict);
+ * `refused` counts the writes it refused.
+ */
+function refusingFailedWrites(db: D1Database, times: number): D1Database & { refused: number } {
+  const inners = new WeakMap<D1Statement, D1Statement>();
+  const wrapped = {
+    refused: 0,
+    prepare(query: string): D1Statement {
+      const refuse = query.startsWith('INSERT INTO churn_risk_failed');
+      const statement = (inner: D1Statement): D1Statement => {
+        const outer: D1Statement = {
+          bind: (...values) => statement(inner.bind(...values)),
+          first: () => inner.first(),
+          all: () => inner.all(),
+          run: () => {
+            if (!refuse || wrapped.refused >= times) return inner.run();
+            wrapped.refused += 1;
+            return Promise.reject(new Error('D1_ERROR: D1 is overloaded'));
+          },
+        };
+        inners.set(outer, inner);
+        return outer;
+      };
+      return statement(db.prepare(query));
+    },
+    batch: (statements: D1Statement[]) => db.batch(statements.map((s) => inners.get(s) ?? s)),
+  };
+  return wrapped;
+}
+
+/**
+ * `producer`, refusing the first `times` sends made with a delay (the consumer's: a retry, or an
+ * alert sent again), as a Queue that refuses sends does.
+ */
+function refusingDelayedSends(
+  producer: QueueProducer,
+  times: number,
+): QueueProducer & { refused: number } {
+  const wrapped = {
+    refused: 0,
+    send: (body: unknown, options?: { delaySeconds?: number }) => {
+      if (options?.delaySeconds === undefined || wrapped.refused >= times) {
+        return producer.send(body, options);
+      }
+      wrapped.refused += 1;
+      return Promise.reject(new Error('Queue send failed: unavailable'));
+    },
+  };
+  return wrapped;
+}
+
 /** One shared platform (Queues, D1) and any number of isolates on it. */
 class Platform implements ReceiverPlatform {
   readonly queues = new MemoryQueues({
@@ -52,6 +105,8 @@ class Platform implements ReceiverPlatform {
   });
   readonly isolates: CloudflareQueue[] = [];
   readonly db: D1Database;
+  /** The Queue's producer as the isolates see it. */
+  producer: QueueProducer = this.queues.producer('alerts');
 
   constructor(db: D1Database) {
     this.db = db;
@@ -63,7 +118,7 @@ class Platform implements ReceiverPlatform {
 
   isolate(): CloudflareQueue {
     const isolate = createCloudflareQueue({
-      producer: this.queues.producer('alerts'),
+      producer: this.producer,
       dedupe: this.db,
       failed: this.db,
       deadLetterQueue: 'alerts-dlq',
@@ -98,6 +153,32 @@ pushQueueContract(
   { describe, it },
   { name: 'cloudflare queue mode', create: async () => new Platform(await freshDb()) },
 );
+
+/** The platform with a failed store that lists the oldest first (as D1's did before). */
+class OldestFirst extends Platform {
+  override async failed(): ReturnType<ReceiverPlatform['failed']> {
+    return (await super.failed()).reverse();
+  }
+}
+
+/** The contract's cases against `OldestFirst`, by name, to run and expect a failure from. */
+const oldestFirstCases = new Map<string, () => Promise<void>>();
+const capture: ContractTestApi = {
+  describe: (_name, fn) => {
+    fn();
+  },
+  it: (name, fn) => void oldestFirstCases.set(name, fn),
+};
+pushQueueContract(capture, {
+  name: 'oldest first',
+  create: async () => new OldestFirst(await freshDb()),
+});
+
+it('pushQueueContract fails a failed store that lists the oldest first', async () => {
+  const newestFirst = oldestFirstCases.get('failed store: lists the newest failure first');
+  expect(newestFirst).toBeDefined();
+  await expect(newestFirst?.()).rejects.toThrow(/the later failure first/);
+});
 
 function delivery(userId: string): {
   method: string;
@@ -246,6 +327,135 @@ describe('createCloudflareQueue', () => {
           ++deliveries === 1 ? Promise.reject(new Error('died')) : isolate.consume(batch),
       ],
     );
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(AlertStalledError);
+    expect(await isolate.failed.count()).toBe(1);
+  });
+
+  it('refuses an unknown option, naming the closest known one', async () => {
+    const db = await freshDb();
+    const producer = new MemoryQueues().producer('alerts');
+    expect(() =>
+      createCloudflareQueue({ producer, failed: db, deadLetterQeue: 'dlq' } as never),
+    ).toThrow(/"deadLetterQeue" \(did you mean deadLetterQueue\?\)/);
+  });
+
+  it('a D1 outage during the verdict is no stall: four refused writes, then the alert is handled', async () => {
+    const platform = new Platform(await freshDb());
+    const db = refusingFailedWrites(platform.db, 4);
+    const isolate = createCloudflareQueue({
+      producer: platform.producer,
+      dedupe: db,
+      failed: db,
+      deadLetterQueue: 'alerts-dlq',
+    });
+    platform.isolates.push(isolate);
+    const receiver = receiverOn(isolate);
+    const attempts: number[] = [];
+    const errors: unknown[] = [];
+    receiver.on('churn_risk_alert', (_alert, { attempt }) => {
+      attempts.push(attempt);
+      if (db.refused < 4) throw new Error('CRM down');
+    });
+    receiver.onError((error) => void errors.push(error));
+    await receiver.handle(delivery('user_cfq_d1_out'));
+    await platform.settle();
+    expect(db.refused).toBe(4);
+    // Tries 0 and 1, then try 1 again after each write D1 refused: never failed as stalled.
+    expect(attempts).toEqual([0, 1, 1, 1, 1, 1]);
+    expect(errors).toEqual([]);
+    expect(await isolate.failed.count()).toBe(0);
+    expect(platform.queues.size('alerts') + platform.queues.size('alerts-dlq')).toBe(0);
+  });
+
+  it("a D1 outage during the verdict fails an alert only for its handler's own failure, with onError once", async () => {
+    const platform = new Platform(await freshDb());
+    const db = refusingFailedWrites(platform.db, 4);
+    const isolate = createCloudflareQueue({
+      producer: platform.producer,
+      dedupe: db,
+      failed: db,
+      deadLetterQueue: 'alerts-dlq',
+    });
+    platform.isolates.push(isolate);
+    const receiver = receiverOn(isolate);
+    const attempts: number[] = [];
+    const errors: unknown[] = [];
+    receiver.on('churn_risk_alert', (_alert, { attempt }) => {
+      attempts.push(attempt);
+      throw new Error('CRM down');
+    });
+    receiver.onError((error) => void errors.push(error));
+    await receiver.handle(delivery('user_cfq_d1_out_failed'));
+    await platform.settle();
+    expect(attempts).toEqual([0, 1, 1, 1, 1, 1]);
+    // onError once, with the handler's own error; the row names the handlers' failure.
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as Error).message).toBe('CRM down');
+    const failed = await isolate.failed.failed();
+    expect(failed.map((f) => [f.alert.userId, f.tries, f.error.split(':')[0]])).toEqual([
+      ['user_cfq_d1_out_failed', 2, 'HandlersFailedError'],
+    ]);
+  });
+
+  it("a Queue that refuses the retry's send for four deliveries is no stall: the alert is handled", async () => {
+    const platform = new Platform(await freshDb());
+    // Each delivery sends twice (the retry, then the alert again) before it leaves the message to
+    // the platform: four deliveries are refused, the fourth's retry dead-letters the message.
+    const producer = refusingDelayedSends(platform.producer, 8);
+    platform.producer = producer;
+    const isolate = platform.isolate();
+    const receiver = createReceiver({
+      secret: SECRET,
+      queue: isolate.queue,
+      retries: { retries: 3, backoffMs: () => 5 },
+    });
+    const attempts: number[] = [];
+    const errors: unknown[] = [];
+    receiver.on('churn_risk_alert', (_alert, { attempt }) => {
+      attempts.push(attempt);
+      if (attempts.length <= 4) throw new Error('CRM down');
+    });
+    receiver.onError((error) => void errors.push(error));
+    await receiver.handle(delivery('user_cfq_queue_out'));
+    await platform.settle();
+    expect(producer.refused).toBe(8);
+    // No retry could be sent, so each delivery ran try 0 again; the dead-letter queue's consumer
+    // sent the message back (its redeliveries were the consumer's own), and try 0 then succeeded.
+    expect(attempts).toEqual([0, 0, 0, 0, 0]);
+    expect(errors).toEqual([]);
+    expect(await isolate.failed.count()).toBe(0);
+    expect(platform.queues.size('alerts') + platform.queues.size('alerts-dlq')).toBe(0);
+  });
+
+  it('carries the stalls counted so far when it sends an alert again', async () => {
+    const platform = new Platform(await freshDb());
+    const db = refusingFailedWrites(platform.db, 1);
+    const isolate = createCloudflareQueue({
+      producer: platform.producer,
+      failed: db,
+      maxStalls: 1,
+    });
+    const receiver = receiverOn(isolate);
+    const errors: unknown[] = [];
+    let runs = 0;
+    receiver.on('churn_risk_alert', () => {
+      runs += 1;
+      throw new NonRetryableError('no such user');
+    });
+    receiver.onError((error) => void errors.push(error));
+    await receiver.handle(delivery('user_cfq_stalls_carried'));
+    let deliveries = 0;
+    // Delivery 1 dies (a stall); delivery 2 runs, and its verdict's write is refused, so the alert
+    // is sent again with 1 stall; delivery 3 (the new message) dies: 2 stalls, past maxStalls.
+    await platform.queues.drain(
+      ['alerts'],
+      [
+        (batch) =>
+          ++deliveries % 2 === 1 ? Promise.reject(new Error('died')) : isolate.consume(batch),
+      ],
+    );
+    expect(runs).toBe(1);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(AlertStalledError);
     expect(await isolate.failed.count()).toBe(1);

@@ -1,6 +1,7 @@
 import {
   createMemoryDedupeStore,
   createPushQueue,
+  refuseUnknownOptions,
   type DedupeStore,
   type Logger,
   type PushQueue,
@@ -10,7 +11,7 @@ import {
 } from '@churn-risk/core';
 import type { D1Database, QueueBatch, QueueMessage, QueueProducer } from './bindings.js';
 import { D1FailedStore, D1Identities, type FailedStore } from './d1-tables.js';
-import { messageOf, parseMessage } from './queue-message.js';
+import { messageOf, parseMessage, type AlertMessage } from './queue-message.js';
 
 /** Options of `createCloudflareQueue`: the bindings, and how long an identity is kept. */
 export interface CloudflareQueueOptions {
@@ -52,13 +53,18 @@ export interface CloudflareQueue {
   readonly failed: FailedStore;
   /**
    * The consumer: runs each message of `batch` through core's try protocol (side by side), then
-   * acks it, sends its retry, or stores it as failed. A message whose verdict could not be applied
-   * is left to the platform to deliver again (`message.retry()`).
+   * acks it, sends its retry, or stores it as failed. An alert whose verdict could not be stored
+   * is sent again as a new message with its state, after a delay that doubles (1 s to 5 min);
+   * only when the Queue refuses that too is the message left to the platform (`message.retry()`).
    */
   consume(batch: QueueBatch): Promise<void>;
 }
 
 const DEFAULT_DEDUPE_TTL_MS = 72 * 3_600_000;
+/** The longest delay before an alert whose verdict could not be stored is tried again. */
+const MAX_DEFER_SECONDS = 300;
+/** Messages whose own redeliveries an isolate remembers (the oldest is forgotten first). */
+const MAX_REMEMBERED = 1_000;
 /** Cloudflare Queues' longest `delaySeconds` (12 hours). */
 const MAX_DELAY_SECONDS = 43_200;
 
@@ -66,6 +72,21 @@ const MAX_DELAY_SECONDS = 43_200;
 export function delaySecondsOf(delayMs: number): number {
   return Math.min(MAX_DELAY_SECONDS, Math.ceil(delayMs / 1000));
 }
+
+/**
+ * The options `createCloudflareQueue` knows: any other key is a `TypeError` (option-keys.test-d.ts
+ * checks that the list holds every key of `CloudflareQueueOptions`).
+ */
+export const OPTION_KEYS = [
+  'producer',
+  'dedupe',
+  'failed',
+  'deadLetterQueue',
+  'dedupeTtlMs',
+  'enqueueTimeoutMs',
+  'maxStalls',
+  'logger',
+] as const satisfies readonly (keyof CloudflareQueueOptions)[];
 
 function describe(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value';
@@ -83,6 +104,8 @@ class CloudflareQueueMode implements CloudflareQueue {
   readonly #maxStalls: number;
   readonly #failedDb: D1Database;
   readonly #logger: Logger | undefined;
+  /** Message id → how many of its redeliveries this isolate asked for (`message.retry()`). */
+  readonly #own = new Map<string, number>();
 
   constructor(options: CloudflareQueueOptions) {
     const { producer, dedupe, failed } = options as Partial<CloudflareQueueOptions>;
@@ -166,30 +189,79 @@ class CloudflareQueueMode implements CloudflareQueue {
       return;
     }
     const { entry } = body;
-    // Every verdict is applied with an ack, so a message delivered again without one is a stall:
-    // its consumer died or timed out. One the platform dead-lettered stalled too often.
-    const stalls = deadLettered ? this.#maxStalls + 1 : message.attempts - 1;
+    const own = this.#own.get(message.id) ?? 0;
+    if (deadLettered && own > 0) {
+      // Our own retries moved it here, not a dying consumer: back to the alerts queue, as it was.
+      await this.#defer(message, body, own);
+      return;
+    }
+    // A delivery of this message that was neither ours nor ended with a verdict is a stall: its
+    // consumer died or timed out. One the platform dead-lettered stalled too often.
+    const stalls = deadLettered
+      ? this.#maxStalls + 1
+      : (body.stalls ?? 0) + Math.max(0, message.attempts - 1 - own);
+    let { succeeded } = body;
     const apply = async (verdict: PushVerdict): Promise<boolean> => {
+      if (verdict.outcome !== 'completed') ({ succeeded } = verdict);
       if (verdict.outcome === 'retry') {
-        await this.#producer.send(messageOf(entry, verdict.tries, verdict.succeeded), {
+        await this.#producer.send(messageOf(entry, verdict.tries, succeeded), {
           delaySeconds: delaySecondsOf(verdict.delayMs),
         });
       } else if (verdict.outcome === 'failed') {
-        const { tries, succeeded, error } = verdict;
-        await this.failed.add({ entry, tries, succeeded, error });
+        await this.failed.add({ entry, tries: verdict.tries, succeeded, error: verdict.error });
       }
       message.ack();
       return true;
     };
     try {
       await this.queue.runDelivered({ ...body, stalls }, apply);
+      this.#own.delete(message.id);
     } catch (error) {
       this.#log(
-        `The verdict for alert ${entry.id} could not be stored (${describe(error)}); ` +
-          'the platform delivers the message again.',
-        { id: entry.id, err: error },
+        `The verdict for alert ${entry.id} was not stored (${describe(error)}); tried again later.`,
+        {
+          id: entry.id,
+          err: error,
+        },
       );
-      message.retry();
+      await this.#defer(message, { ...body, succeeded, stalls }, own);
+    }
+  }
+
+  /**
+   * A verdict that could not be stored (the retry's send or the failed store's write failed): the
+   * try did not count, and neither may the redelivery. `message.attempts` counts every delivery
+   * of one message, so a `message.retry()` of ours would look like a stall at the next delivery,
+   * and a store outage would fail a healthy alert as poison (the platform's `max_retries` would
+   * also move it to the dead-letter queue). So the alert is sent again as a new message (whose
+   * `attempts` starts at 1) carrying `state`: the same try, the handlers known to have succeeded,
+   * the stalls counted so far and one more deferral (the delay doubles: 1 s, 2 s, 4 s, up to
+   * 5 min); then this one is acked. Only when that send fails too (the Queue refuses sends) is
+   * the message left to the platform, `message.retry()`. A retry cannot change a body, so this
+   * isolate remembers that redelivery by the message's id (which a retry keeps): the next
+   * delivery subtracts it from `attempts`, and the dead-letter queue's consumer sends such a
+   * message back to the alerts queue instead of failing it as poison. A redelivery that reaches
+   * another isolate has no such memory and counts the retry as a stall: the error is on the side
+   * of the poison check, and only while the Queue refuses sends.
+   */
+  async #defer(message: QueueMessage, state: AlertMessage, own: number): Promise<void> {
+    const deferrals = (state.deferrals ?? 0) + own;
+    const delaySeconds = Math.min(MAX_DEFER_SECONDS, 2 ** deferrals);
+    try {
+      await this.#producer.send({ ...state, deferrals: deferrals + 1 }, { delaySeconds });
+      message.ack();
+      this.#own.delete(message.id);
+    } catch (error) {
+      this.#log(
+        `Alert ${state.entry.id} was not sent again (${describe(error)}); the platform redelivers it.`,
+        {
+          id: state.entry.id,
+          err: error,
+        },
+      );
+      if (this.#own.size >= MAX_REMEMBERED) this.#own.delete(this.#own.keys().next().value ?? '');
+      this.#own.set(message.id, own + 1);
+      message.retry({ delaySeconds });
     }
   }
 
@@ -214,5 +286,6 @@ export function createCloudflareQueue(options: CloudflareQueueOptions): Cloudfla
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new TypeError('createCloudflareQueue needs { producer, failed, dedupe? }.');
   }
+  refuseUnknownOptions('createCloudflareQueue', options, OPTION_KEYS);
   return new CloudflareQueueMode(options);
 }

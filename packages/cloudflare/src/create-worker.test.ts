@@ -208,6 +208,28 @@ describe('createWorker', () => {
     expect(() => createWorker({ setup: () => undefined } as never)).toThrow(/secret/);
   });
 
+  it('refuses an unknown option at creation, naming the closest known one', () => {
+    const setup = (): void => undefined;
+    const refusal = (options: Record<string, unknown>): unknown => {
+      try {
+        createWorker({ secret: SECRET, setup, ...options } as never);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    const typo = refusal({ dedupeTtl: 60_000 });
+    expect(typo).toBeInstanceOf(TypeError);
+    expect((typo as Error).message).toMatch(
+      /^createWorker does not know the option "dedupeTtl" \(did you mean dedupeTtlMs\?\)/,
+    );
+    expect((refusal({ onError: () => undefined }) as Error).message).toContain(
+      'call receiver.onError(fn) in setup',
+    );
+    // Not an option here (each alert runs in its own request), in JavaScript as in TypeScript.
+    expect((refusal({ concurrency: 4 }) as Error).message).toContain('"concurrency"');
+  });
+
   it("reports an alert still running at 27 s of Workers' 30 s budget: onError CUT_OFF once, one error line", async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     try {

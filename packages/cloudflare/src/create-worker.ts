@@ -2,6 +2,8 @@ import {
   createReceiver,
   errorResponse,
   IntegrationError,
+  refuseUnknownOptions,
+  WORKERS_KEEP_ALIVE_BUDGET_MS,
   type Receiver,
   type ReceiverOptions,
   type ReceiverResult,
@@ -97,8 +99,38 @@ export interface ChurnRiskWorker<Env> {
  */
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 
-/** How long Workers keep what `ctx.waitUntil` holds after the answer. */
-const WORKERS_BUDGET_MS = 30_000;
+/**
+ * The options `createWorker` knows: any other key is a `TypeError` (option-keys.test-d.ts checks
+ * that the list holds every key of `CreateWorkerOptions`).
+ */
+export const OPTION_KEYS = [
+  'secret',
+  'setup',
+  'queue',
+  'dedupe',
+  'failed',
+  'deadLetterQueue',
+  'dedupeTtlMs',
+  'tolerance',
+  'signedContent',
+  'signatureHeader',
+  'timestampHeader',
+  'maxBodyBytes',
+  'mode',
+  'maxQueue',
+  'retries',
+  'consume',
+  'keepAliveBudgetMs',
+  'logger',
+  'tracer',
+  'now',
+] as const satisfies readonly (keyof CreateWorkerOptions<unknown>)[];
+
+/** Hints for keys that are not options of `createWorker` but are easily taken for one. */
+const NOT_OPTIONS = {
+  concurrency: 'each alert runs in the request that accepted it',
+  onError: 'onError is a method: call receiver.onError(fn) in setup',
+};
 
 /** `createReceiver`'s errors describe options, never their values: safe to answer with. */
 function buildFailure(error: unknown): IntegrationError {
@@ -119,6 +151,7 @@ function checkOptions(options: CreateWorkerOptions<never>): void {
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new TypeError('createWorker needs an options object: { secret, setup }.');
   }
+  refuseUnknownOptions('createWorker', options, OPTION_KEYS, NOT_OPTIONS);
   if (typeof options.setup !== 'function') {
     throw new TypeError('createWorker needs setup: (receiver, env) => { receiver.on(...) }.');
   }
@@ -177,34 +210,30 @@ export function createWorker<Env = Record<string, unknown>>(
   const {
     secret,
     setup,
-    concurrency: _ignored,
     queue: producerOf,
     dedupe,
     failed: failedOf,
     deadLetterQueue,
     dedupeTtlMs,
     ...receiverOptions
-  } = options as CreateWorkerOptions<Env> & {
-    concurrency?: unknown;
-  };
+  } = options;
   const log = options.logger;
-  const d1Of = typeof dedupe === 'function' ? dedupe : undefined;
-  let receiver: Receiver | undefined;
-  let cloudflare: CloudflareQueue | undefined;
+  let built: { receiver: Receiver; cloudflare?: CloudflareQueue | undefined } | undefined;
 
-  /** The receiver's options for `env`: the queue (queue mode) or the de-duplication. */
-  const modeOptions = (env: Env): Partial<ReceiverOptions> => {
+  /** The receiver's options for `env`: queue mode's queue, or in memory, the budget and dedupe. */
+  const modeFor = (env: Env): { mode: Partial<ReceiverOptions>; cloudflare?: CloudflareQueue } => {
     if (producerOf === undefined) {
       // Workers cancel what `ctx.waitUntil` keeps alive 30 s after the answer (SPEC 16).
-      const budget = { keepAliveBudgetMs: receiverOptions.keepAliveBudgetMs ?? WORKERS_BUDGET_MS };
-      if (dedupe === undefined) return budget;
-      if (typeof dedupe !== 'function') return { ...budget, dedupe };
+      const budget = { keepAliveBudgetMs: receiverOptions.keepAliveBudgetMs ?? WORKERS_KEEP_ALIVE_BUDGET_MS };
+      if (typeof dedupe !== 'function') {
+        return { mode: dedupe === undefined ? budget : { ...budget, dedupe } };
+      }
       const store = new D1Identities(dedupe(env));
       const ttl = dedupeTtlMs === undefined ? {} : { ttlMs: dedupeTtlMs };
-      return { ...budget, dedupe: { store, ...ttl } };
+      return { mode: { ...budget, dedupe: { store, ...ttl } } };
     }
-    const db = d1Of?.(env);
-    cloudflare = createCloudflareQueue({
+    const db = typeof dedupe === 'function' ? dedupe(env) : undefined;
+    const cloudflare = createCloudflareQueue({
       producer: producerOf(env),
       dedupe: db,
       failed: failedOf?.(env) ?? (db as D1Database),
@@ -212,21 +241,24 @@ export function createWorker<Env = Record<string, unknown>>(
       dedupeTtlMs,
       logger: log,
     });
-    return { queue: cloudflare.queue };
+    return { mode: { queue: cloudflare.queue }, cloudflare };
   };
 
-  /** The isolate's receiver; built at the first call that succeeds (a failure is not kept). */
-  const receiverFor = (env: Env): Receiver => {
-    if (receiver !== undefined) return receiver;
-    const built = createReceiver({
+  /**
+   * The isolate's receiver (and queue mode), built at the first call that succeeds: a failure is
+   * not kept, so the next request builds again.
+   */
+  const buildFor = (env: Env): NonNullable<typeof built> => {
+    if (built !== undefined) return built;
+    const { mode, cloudflare } = modeFor(env);
+    const receiver = createReceiver({
       ...receiverOptions,
-      ...modeOptions(env),
+      ...mode,
       concurrency: UNBOUNDED,
       secret: resolveSecret(secret, env),
     });
-    setup(built, env);
-    receiver = built;
-    return built;
+    setup(receiver, env);
+    return (built = { receiver, cloudflare });
   };
 
   const report = (error: unknown): IntegrationError => {
@@ -242,7 +274,7 @@ export function createWorker<Env = Record<string, unknown>>(
     async fetch(request, env, ctx) {
       let current: Receiver;
       try {
-        current = receiverFor(env);
+        current = buildFor(env).receiver;
       } catch (error) {
         return toResponse(errorResponse(report(error)));
       }
@@ -258,13 +290,14 @@ export function createWorker<Env = Record<string, unknown>>(
   return {
     fetch: (request, env, ctx) => worker.fetch(request, env, ctx),
     async queue(batch, env) {
+      let cloudflare: CloudflareQueue | undefined;
       try {
-        receiverFor(env);
+        ({ cloudflare } = buildFor(env));
       } catch (error) {
         // Thrown, so that the platform delivers the batch again once the worker can build.
         throw report(error);
       }
-      await (cloudflare as CloudflareQueue).consume(batch);
+      await cloudflare?.consume(batch);
     },
   };
 }

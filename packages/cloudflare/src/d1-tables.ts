@@ -120,7 +120,7 @@ export interface FailedRecord {
  * reset, the record of succeeded handlers kept), then deletes its row.
  */
 export interface FailedStore {
-  /** The failed alerts, oldest first (default `limit` 50, `offset` 0). */
+  /** The failed alerts, newest first (default `limit` 50, `offset` 0). */
   failed(options?: FailedListOptions): Promise<FailedAlert[]>;
   /** Sends one back to the queue, by its id or its alert identity; a `TypeError` when unknown. */
   retry(id: string): Promise<void>;
@@ -165,7 +165,9 @@ export class D1FailedStore implements FailedStore {
     const { limit, offset } = resolveFailedListOptions(options);
     await ensureSchema(this.#db);
     const { results } = await this.#db
-      .prepare('SELECT * FROM churn_risk_failed ORDER BY failed_at, id LIMIT ?1 OFFSET ?2')
+      .prepare(
+        'SELECT * FROM churn_risk_failed ORDER BY failed_at DESC, rowid DESC LIMIT ?1 OFFSET ?2',
+      )
       .bind(limit, offset)
       .all<FailedRow>();
     return results.map(toFailedAlert);

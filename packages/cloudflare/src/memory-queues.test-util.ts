@@ -2,7 +2,8 @@ import type { QueueBatch, QueueMessage, QueueProducer } from './bindings.js';
 
 /**
  * Test support: Cloudflare Queues in memory, with the platform's rules as documented. `send`
- * copies the body (structured clone) and holds it `delaySeconds`; the consumer gets batches of
+ * copies the body (structured clone) and holds it `delaySeconds` (on the queues' own clock, which
+ * `drain` moves on to the next due message instead of waiting); the consumer gets batches of
  * due messages; a message acked is gone, one retried (or left un-acked by a consumer that threw)
  * is delivered again with `attempts` + 1, and after `maxRetries` retries it moves to the
  * dead-letter queue (where `attempts` starts again at 1). A consumer that returns without acking
@@ -26,6 +27,8 @@ export class MemoryQueues {
   readonly #queues = new Map<string, Stored[]>();
   readonly #settings: Record<string, QueueSettings>;
   #ids = 0;
+  /** How far the queues' clock is ahead of `Date.now()`, in ms. */
+  #skew = 0;
   /** Sends refused from now on (a Queues outage). */
   failSends = false;
 
@@ -48,7 +51,7 @@ export class MemoryQueues {
     return {
       send: (body, options) => {
         if (this.failSends) return Promise.reject(new Error('Queue send failed: unavailable'));
-        const dueAt = Date.now() + (options?.delaySeconds ?? 0) * 1000;
+        const dueAt = this.#now() + (options?.delaySeconds ?? 0) * 1000;
         this.#queue(name).push({
           id: `m${String(++this.#ids)}`,
           body: structuredClone(body),
@@ -60,20 +63,23 @@ export class MemoryQueues {
     };
   }
 
+  #now(): number {
+    return Date.now() + this.#skew;
+  }
+
   /**
    * Delivers the messages of `names` to the consumers (a batch to each in turn, as isolates) until
-   * none is left, waiting for delayed ones.
+   * none is left; when none is due, the clock moves on to the next one.
    */
   async drain(names: readonly string[], consumers: readonly Consumer[]): Promise<void> {
     let turn = 0;
     for (;;) {
-      const now = Date.now();
+      const now = this.#now();
       const waiting = names.flatMap((name) => this.#queue(name));
       if (waiting.length === 0) return;
       const name = names.find((n) => this.#queue(n).some((m) => m.dueAt <= now));
       if (name === undefined) {
-        const next = Math.min(...waiting.map((m) => m.dueAt));
-        await new Promise((resolve) => setTimeout(resolve, Math.max(1, next - now)));
+        this.#skew += Math.min(...waiting.map((m) => m.dueAt)) - now;
         continue;
       }
       const queue = this.#queue(name);
@@ -108,14 +114,18 @@ export class MemoryQueues {
       if ('ack' in verdict) continue;
       if (stored.attempts > (settings.maxRetries ?? 3)) {
         if (settings.deadLetterQueue !== undefined) {
-          this.#queue(settings.deadLetterQueue).push({ ...stored, attempts: 1, dueAt: Date.now() });
+          this.#queue(settings.deadLetterQueue).push({
+            ...stored,
+            attempts: 1,
+            dueAt: this.#now(),
+          });
         }
         continue;
       }
       this.#queue(name).push({
         ...stored,
         attempts: stored.attempts + 1,
-        dueAt: Date.now() + verdict.delaySeconds * 1000,
+        dueAt: this.#now() + verdict.delaySeconds * 1000,
       });
     }
   }

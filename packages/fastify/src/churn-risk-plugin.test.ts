@@ -254,4 +254,31 @@ describe('churnRiskPlugin', () => {
     await closed;
     expect(events).toEqual(['drain called', 'releasing', 'handler finished', 'app closed']);
   });
+
+  it('refuses an unknown option key, naming the closest known one; Fastify’s register options pass', async () => {
+    const { receiver } = recordingReceiver();
+    const app = Fastify();
+    apps.push(app);
+    const options = { receiver, path: '/webhooks/churn-risk', drainTimeout: 1_000 };
+    await expect(app.register(churnRiskPlugin, options as never)).rejects.toThrow(
+      /^churnRiskPlugin does not know the option "drainTimeout" \(did you mean drainTimeoutMs\?\)/,
+    );
+    const other = Fastify();
+    apps.push(other);
+    await other.register(churnRiskPlugin, {
+      receiver,
+      path: '/churn-risk',
+      prefix: '/webhooks',
+      logLevel: 'warn',
+      logSerializers: {},
+    });
+    const body = alertBody();
+    const response = await other.inject({
+      method: 'POST',
+      url: '/webhooks/churn-risk',
+      headers: signed(body, 'application/json'),
+      payload: body,
+    });
+    expect(response.statusCode).toBe(202);
+  });
 });

@@ -1,5 +1,16 @@
-import { payloadTooLarge, type Receiver, type ReceiverResult } from '@churn-risk/core';
-import type { FastifyError, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  payloadTooLarge,
+  refuseUnknownOptions,
+  type Receiver,
+  type ReceiverResult,
+} from '@churn-risk/core';
+import type {
+  FastifyError,
+  FastifyPluginCallback,
+  FastifyReply,
+  FastifyRequest,
+  RegisterOptions,
+} from 'fastify';
 import fp from 'fastify-plugin';
 
 /** Options of `churnRiskPlugin`. */
@@ -11,6 +22,19 @@ export interface ChurnRiskPluginOptions {
   /** Longest wait for in-flight alerts when the app closes, in milliseconds. Default: no limit. */
   drainTimeoutMs?: number;
 }
+
+/**
+ * The keys the plugin's options may hold: its own, and the ones Fastify itself reads from the
+ * options of `register` (`RegisterOptions`), which reach the plugin in the same object.
+ */
+const OPTION_KEYS = [
+  'receiver',
+  'path',
+  'drainTimeoutMs',
+  'prefix',
+  'logLevel',
+  'logSerializers',
+] as const satisfies readonly (keyof ChurnRiskPluginOptions | keyof RegisterOptions)[];
 
 const RAW_TYPE = 'application/octet-stream';
 /** The Content-Type each request arrived with, before the route's hook replaced it. */
@@ -29,6 +53,12 @@ function send(reply: FastifyReply, result: ReceiverResult): void {
 }
 
 const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, done) => {
+  try {
+    refuseUnknownOptions('churnRiskPlugin', options, OPTION_KEYS);
+  } catch (error) {
+    done(error as Error); // register (and app.ready) rejects with it
+    return;
+  }
   const { receiver, path } = options;
   // This scope is encapsulated: its parsers apply to the webhook route only, never to sibling routes.
   app.removeAllContentTypeParsers();
@@ -87,7 +117,9 @@ const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, don
  * Fastify plugin that mounts a churn-risk webhook route. The route gets its own raw-body parser
  * for every content type and the receiver's body limit, inside its own encapsulated scope, so the
  * app's other routes keep parsing JSON; `prefix` applies as for any plugin. When the app closes,
- * the receiver is drained (in-flight alerts finish).
+ * the receiver is drained (in-flight alerts finish). An options key the plugin does not know (other
+ * than Fastify's own `prefix`, `logLevel` and `logSerializers`) fails the `register` with a
+ * `TypeError` that names it and the closest known key.
  *
  * @example
  * await app.register(churnRiskPlugin, { receiver, path: '/webhooks/churn-risk' });

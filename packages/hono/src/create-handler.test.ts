@@ -58,6 +58,16 @@ function appWith(receiver: Receiver, before?: MiddlewareHandler): Hono {
 }
 
 describe('createHandler', () => {
+  it('refuses an unknown option key, naming the closest known one', () => {
+    const { receiver } = recorder.create();
+    expect(() => createHandler(receiver, { waitUnitl: () => undefined } as never)).toThrow(
+      new TypeError(
+        'createHandler does not know the option "waitUnitl" (did you mean waitUntil?). ' +
+          'Known options: waitUntil.',
+      ),
+    );
+  });
+
   it('answers a signed alert 202 from c.req.raw and runs the handler', async () => {
     const { receiver, seen } = recorder.create();
     const body = alertBody();

@@ -1,5 +1,6 @@
 import {
   rawBodyMissingError,
+  refuseUnknownOptions,
   type Receiver,
   type ReceiverResult,
   type WaitUntil,
@@ -23,6 +24,9 @@ export interface HonoHandlerOptions {
    */
   waitUntil?: (c: Context) => WaitUntil | undefined;
 }
+
+/** The options `createHandler` knows: any other key is a `TypeError`. */
+const OPTION_KEYS = ['waitUntil'] as const satisfies readonly (keyof HonoHandlerOptions)[];
 
 /** The fix `RAW_BODY_MISSING` names in Hono. */
 const RAW_BODY_FIX =
@@ -64,11 +68,13 @@ async function handlePost(
  * text Hono kept are verified; when nothing usable is left, the answer is `500 RAW_BODY_MISSING`. On Cloudflare Workers the alert is kept alive with the bound
  * `c.executionCtx.waitUntil`; on Node, Bun and Deno it is processed in-process after the answer.
  * Mount it with `app.post(path, ...)`, or `app.all(path, ...)` to answer other methods `405`.
+ * An unknown options key is a `TypeError` that names it and the closest known key.
  *
  * @example
  * app.post('/webhooks/churn-risk', createHandler(receiver));
  */
 export function createHandler(receiver: Receiver, options: HonoHandlerOptions = {}): Handler {
+  refuseUnknownOptions('createHandler', options, OPTION_KEYS);
   const keepAlive = options.waitUntil ?? executionContextWaitUntil;
   return async (c) => {
     let waitUntil: WaitUntil | undefined;

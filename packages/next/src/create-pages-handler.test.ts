@@ -99,6 +99,13 @@ const asNext =
     void handler(req as NextApiRequest, res as NextApiResponse);
 
 describe('createPagesHandler', () => {
+  it('refuses an unknown option key, naming the closest known one', () => {
+    const { receiver } = receiverWithLog();
+    expect(() => createPagesHandler(receiver, { waituntil: () => undefined } as never)).toThrow(
+      /^createPagesHandler does not know the option "waituntil" \(did you mean waitUntil\?\)/,
+    );
+  });
+
   it('answers 500 naming the bodyParser line when Next already parsed the body, and runs nothing', async () => {
     const { receiver, seen } = receiverWithLog();
     const handler = createPagesHandler(receiver);

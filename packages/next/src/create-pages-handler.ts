@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextApiRequest, NextApiResponse } from 'next';
 import { errorResponse, handleNodeRequest, sendNodeResponse } from '@churn-risk/core';
-import type { NextHandlerOptions, NextReceiver } from './types.js';
+import { checkHandlerOptions, type NextHandlerOptions, type NextReceiver } from './types.js';
 
 /** A Pages Router API route handler (`pages/api/...`). */
 export type PagesHandler = (req: NextApiRequest, res: NextApiResponse) => Promise<void>;
@@ -20,12 +20,14 @@ type PagesRequest = IncomingMessage & { body?: unknown };
  * names that line; other methods are answered 405 by the receiver either way). Only plain Node `req`/`res` methods are used, so it also runs on a bare
  * `node:http` server. Pages API routes have no `after()`: the alert's processing runs in-process
  * after the answer unless `options.waitUntil` is given; use `mode: 'sync'` where the platform may
- * stop the function once the answer is sent.
+ * stop the function once the answer is sent. An unknown options key is a `TypeError` that names
+ * it and the closest known key.
  */
 export function createPagesHandler(
   receiver: NextReceiver,
   options: NextHandlerOptions = {},
 ): PagesHandler {
+  checkHandlerOptions('createPagesHandler', options);
   // A `NextReceiver` may lack `reject` (a test double): refusals are then answered as they are.
   const target = {
     handle: (request: Parameters<NextReceiver['handle']>[0]) => receiver.handle(request),

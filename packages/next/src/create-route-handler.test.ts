@@ -26,6 +26,16 @@ function post(delivery: { headers: Record<string, string>; body: string }): Requ
 }
 
 describe('createRouteHandler outside a Next request scope', () => {
+  it('refuses an unknown option key, naming the closest known one', () => {
+    const receiver = createReceiver({ secret: SECRET, retries: 0 });
+    expect(() => createRouteHandler(receiver, { waitUtil: () => undefined } as never)).toThrow(
+      new TypeError(
+        'createRouteHandler does not know the option "waitUtil" (did you mean waitUntil?). ' +
+          'Known options: waitUntil.',
+      ),
+    );
+  });
+
   it('hands the processing to the injected waitUntil, which settles after the handler', async () => {
     const receiver = createReceiver({ secret: SECRET, retries: 0 });
     const events: string[] = [];

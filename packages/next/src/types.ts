@@ -1,4 +1,4 @@
-import type { Receiver } from '@churn-risk/core';
+import { refuseUnknownOptions, type Receiver } from '@churn-risk/core';
 
 /** The part of a churn-risk receiver the Next.js handlers use: any `createReceiver(...)` result fits. */
 export type NextReceiver = Pick<Receiver, 'fetch' | 'handle' | 'maxBodyBytes'> &
@@ -15,4 +15,12 @@ export interface NextHandlerOptions {
    * `@vercel/functions`.
    */
   waitUntil?: WaitUntil;
+}
+
+/** The options the Next.js handlers know: any other key is a `TypeError`. */
+const OPTION_KEYS = ['waitUntil'] as const satisfies readonly (keyof NextHandlerOptions)[];
+
+/** Refuses an options key `where` does not know, naming the closest known one. */
+export function checkHandlerOptions(where: string, options: NextHandlerOptions): void {
+  refuseUnknownOptions(where, options, OPTION_KEYS);
 }
