@@ -62,6 +62,13 @@ export function createLambdaHandler(
   receiver: Receiver,
   options: LambdaHandlerOptions = {},
 ): LambdaHandler {
+  if (receiver.consume === 'invocation') {
+    throw new TypeError(
+      "consume: 'invocation' cannot work on Lambda: the environment freezes once the handler " +
+        'returns, so the answer would wait for the sweep. Use consume: false and a scheduled ' +
+        'createSweepHandler(receiver) (EventBridge Scheduler), or createSqsQueue.',
+    );
+  }
   const handler = async (event: LambdaHttpEvent | SqsEvent): Promise<LambdaResult> => {
     if (!isSqsEvent(event)) return answer(receiver, event);
     const consumer = options.queue ?? sqsDispatch.find?.(event);

@@ -4,6 +4,12 @@
  * (SQS and DynamoDB).
  */
 export { createLambdaHandler, type LambdaHandlerOptions } from './create-lambda-handler.js';
+export {
+  createSweepHandler,
+  type LambdaSweepContext,
+  type LambdaSweepHandler,
+  type LambdaSweepOptions,
+} from './create-sweep-handler.js';
 export type {
   AlbEvent,
   AlbResult,

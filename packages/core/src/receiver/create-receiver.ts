@@ -162,6 +162,10 @@ class WebhookReceiver implements Receiver {
     return this.#config.maxBodyBytes;
   }
 
+  get consume(): boolean | 'invocation' {
+    return this.#consume;
+  }
+
   get stats(): ReceiverStats {
     return { queued: this.#queue.queued, running: this.#queue.running, ...this.#counts };
   }

@@ -284,6 +284,11 @@ export interface Receiver<E = WebhookEventMap> {
   close(options?: DrainOptions): Promise<void>;
   /** The body limit, for adapters that read the body themselves. */
   readonly maxBodyBytes: number;
+  /**
+   * The `consume` option as resolved: for adapters of platforms where an invocation ends with its
+   * answer (plain Lambda), which must refuse `'invocation'`.
+   */
+  readonly consume: boolean | 'invocation';
   /** A snapshot of the counters. */
   readonly stats: ReceiverStats;
   /**
