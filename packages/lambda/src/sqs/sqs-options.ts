@@ -1,5 +1,5 @@
 import type { AwsSdkClient } from './aws-sdk.js';
-import { checkKnownKeys } from './closest-key.js';
+import { refuseUnknownOptions } from '@churn-risk/core';
 
 /** Options of `createSqsQueue`. */
 export interface SqsQueueOptions {
@@ -123,7 +123,7 @@ export function resolveSqsQueueOptions(options: SqsQueueOptions): ResolvedSqsQue
   if (typeof (options as unknown) !== 'object' || (options as unknown) === null) {
     throw new TypeError('createSqsQueue needs { queueUrl, dedupeTable, failedTable }.');
   }
-  checkKnownKeys('createSqsQueue', options, KNOWN);
+  refuseUnknownOptions('createSqsQueue', options, KNOWN);
   const o = options as Partial<SqsQueueOptions>;
   return {
     queueUrl: o.queueUrl as string,

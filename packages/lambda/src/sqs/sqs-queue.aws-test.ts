@@ -461,7 +461,7 @@ describe('createSqsQueue', () => {
     const make = (options: Record<string, unknown>): SqsQueue =>
       createSqsQueue(options as unknown as SqsQueueOptions);
     expect(() => make({ ...base, maxStall: 2 })).toThrow(
-      /^createSqsQueue has no option "maxStall": did you mean "maxStalls"\?/,
+      /^createSqsQueue does not know the option "maxStall" \(did you mean maxStalls\?\)/,
     );
     expect(() => make({ ...base, queueURL: base.queueUrl })).toThrow(/"queueURL".*"queueUrl"/);
     expect(() => make({ ...base, dedupeTtl: 1 })).toThrow(/"dedupeTtl".*"dedupeTtlMs"/);
