@@ -1,4 +1,4 @@
-import { createWorker, type D1Database, type QueueProducer } from '@churn-risk/cloudflare';
+import { createQueueWorker, type D1Database, type QueueProducer } from '@churn-risk/cloudflare';
 
 /** The part of a KV namespace (`KVNamespace` in @cloudflare/workers-types) the handler uses. */
 export interface AlertStore {
@@ -39,7 +39,7 @@ const postJson = (url: string, body: unknown): Promise<Response> =>
  * delay, carrying which handlers already succeeded, and after the last try the alert is kept in
  * D1 and `onError` runs once.
  */
-export default createWorker<Env>({
+export default createQueueWorker<Env>({
   secret: (env) => env.CHURN_RISK_WEBHOOK_SECRET,
   queue: (env) => env.CHURN_RISK_ALERTS,
   dedupe: (env) => env.CHURN_RISK_DB,

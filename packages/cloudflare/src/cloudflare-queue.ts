@@ -10,7 +10,8 @@ import {
   type QueueHealth,
 } from '@churn-risk/core';
 import type { D1Database, QueueBatch, QueueMessage, QueueProducer } from './bindings.js';
-import { D1FailedStore, D1Identities, type FailedStore } from './d1-tables.js';
+import { D1Identities } from './d1-identities.js';
+import { D1FailedStore, type FailedStore } from './d1-tables.js';
 import { messageOf, parseMessage, type AlertMessage } from './queue-message.js';
 
 /** Options of `createCloudflareQueue`: the bindings, and how long an identity is kept. */
@@ -272,7 +273,7 @@ class CloudflareQueueMode implements CloudflareQueue {
 }
 
 /**
- * Queue mode on Cloudflare Queues, for a receiver you build yourself (`createWorker({ queue })`
+ * Queue mode on Cloudflare Queues, for a receiver you build yourself (`createQueueWorker`
  * builds it for you): the push queue to give `createReceiver`, the consumer for the worker's
  * `queue` handler, and the failed store. An accepted alert is claimed (in D1 with `dedupe`) and
  * sent to the Queue before the `202`; the consumer runs core's try protocol on each message.

@@ -6,7 +6,12 @@ import type {
   Queue,
 } from '@cloudflare/workers-types/index.ts';
 import { describe, expectTypeOf, it } from 'vitest';
-import { createWorker, type ChurnRiskQueueWorker, type ChurnRiskWorker } from './index.js';
+import {
+  createQueueWorker,
+  createWorker,
+  type ChurnRiskQueueWorker,
+  type ChurnRiskWorker,
+} from './index.js';
 
 interface Env {
   CHURN_RISK_WEBHOOK_SECRET: string;
@@ -59,7 +64,7 @@ describe('cloudflare adapter types', () => {
       CHURN_RISK_ALERTS: Queue;
       CHURN_RISK_DB: D1Database;
     }
-    const worker = createWorker<QueueEnv>({
+    const worker = createQueueWorker<QueueEnv>({
       secret: (env) => env.CHURN_RISK_WEBHOOK_SECRET,
       queue: (env) => env.CHURN_RISK_ALERTS,
       dedupe: (env) => env.CHURN_RISK_DB,
@@ -68,5 +73,32 @@ describe('cloudflare adapter types', () => {
     expectTypeOf(worker).toEqualTypeOf<ChurnRiskQueueWorker<QueueEnv>>();
     expectTypeOf<MessageBatch>().toExtend<Parameters<typeof worker.queue>[0]>();
     expectTypeOf<ExecutionContext>().toExtend<Parameters<typeof worker.queue>[2]>();
+  });
+
+  it('takes queue mode from the function, never from a flag', () => {
+    interface QueueEnv {
+      CHURN_RISK_WEBHOOK_SECRET: string;
+      CHURN_RISK_ALERTS: Queue;
+      CHURN_RISK_DB: D1Database;
+    }
+    const setup = (): void => undefined;
+    const secret = (env: QueueEnv): string => env.CHURN_RISK_WEBHOOK_SECRET;
+    // @ts-expect-error queue mode is createQueueWorker
+    createWorker<QueueEnv>({ secret, setup, queue: (env) => env.CHURN_RISK_ALERTS });
+    // @ts-expect-error the failed store is queue mode's
+    createWorker<QueueEnv>({ secret, setup, failed: (env) => env.CHURN_RISK_DB });
+    // An in-memory worker may still share its de-duplication through D1.
+    const memory = createWorker<QueueEnv>({ secret, setup, dedupe: (env) => env.CHURN_RISK_DB });
+    expectTypeOf(memory).toEqualTypeOf<ChurnRiskWorker<QueueEnv>>();
+    // @ts-expect-error createQueueWorker needs the Queue's producer
+    createQueueWorker<QueueEnv>({ secret, setup, dedupe: (env) => env.CHURN_RISK_DB });
+    createQueueWorker<QueueEnv>({
+      secret,
+      setup,
+      queue: (env) => env.CHURN_RISK_ALERTS,
+      // @ts-expect-error queue mode's dedupe is a D1 binding (or none), not in-memory settings
+      dedupe: { maxEntries: 10 },
+      failed: (env) => env.CHURN_RISK_DB,
+    });
   });
 });

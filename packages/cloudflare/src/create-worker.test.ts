@@ -212,7 +212,7 @@ describe('createWorker', () => {
     const setup = (): void => undefined;
     const refusal = (options: Record<string, unknown>): unknown => {
       try {
-        createWorker({ secret: SECRET, setup, ...options } as never);
+        createWorker({ secret: SECRET, setup, ...options });
       } catch (error) {
         return error;
       }
@@ -228,6 +228,24 @@ describe('createWorker', () => {
     );
     // Not an option here (each alert runs in its own request), in JavaScript as in TypeScript.
     expect((refusal({ concurrency: 4 }) as Error).message).toContain('"concurrency"');
+  });
+
+  it("refuses queue mode's options, naming createQueueWorker", () => {
+    const setup = (): void => undefined;
+    for (const key of ['queue', 'failed', 'deadLetterQueue']) {
+      let refused: unknown;
+      try {
+        createWorker({ secret: SECRET, setup, [key]: () => ({}) });
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused).toBeInstanceOf(TypeError);
+      expect((refused as Error).message).toMatch(
+        new RegExp(
+          `^createWorker does not know the option "${key}" \\(queue mode is createQueueWorker\\(`,
+        ),
+      );
+    }
   });
 
   it("reports an alert still running at 27 s of Workers' 30 s budget: onError CUT_OFF once, one error line", async () => {
@@ -255,7 +273,8 @@ describe('createWorker', () => {
         ([fields]) => (fields as { code?: string }).code === 'CUT_OFF',
       );
       expect(lines).toHaveLength(1);
-      expect(String(lines[0]?.[1])).toContain('createWorker({ queue })');
+      // The fix it names: queue mode.
+      expect(String(lines[0]?.[1])).toMatch(/@churn-risk\/cloudflare, createQueueWorker\)/);
       await Promise.all(ctx.kept); // the waitUntil promise settles with the report
     } finally {
       vi.useRealTimers();

@@ -2,85 +2,14 @@ import {
   resolveFailedListOptions,
   type FailedAlert,
   type FailedListOptions,
-  type DedupeStore,
   type QueuedAlert,
 } from '@churn-risk/core';
 import type { D1Database, QueueProducer } from './bindings.js';
+import { ensureSchema } from './d1-schema.js';
 import { messageOf } from './queue-message.js';
 
-// Queue mode's two D1 tables, created on first use (idempotent, safe from several isolates): the
-// alert identities claimed for 72 h (shared de-duplication), and the failed alerts.
-
-const SCHEMA = [
-  'CREATE TABLE IF NOT EXISTS churn_risk_identities (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)',
-  'CREATE INDEX IF NOT EXISTS churn_risk_identities_expiry ON churn_risk_identities (expires_at)',
-  'CREATE TABLE IF NOT EXISTS churn_risk_failed (id TEXT PRIMARY KEY, alert_id TEXT NOT NULL, ' +
-    'entry TEXT NOT NULL, succeeded TEXT NOT NULL, tries INTEGER NOT NULL, error TEXT NOT NULL, ' +
-    'failed_at INTEGER NOT NULL)',
-  'CREATE INDEX IF NOT EXISTS churn_risk_failed_order ON churn_risk_failed (failed_at, id)',
-];
-
-/** The schema, once per database and isolate; a failure is not kept, so the next call tries again. */
-const ready = new WeakMap<D1Database, Promise<void>>();
-function ensureSchema(db: D1Database): Promise<void> {
-  let done = ready.get(db);
-  if (done === undefined) {
-    done = db.batch(SCHEMA.map((sql) => db.prepare(sql))).then(() => undefined);
-    ready.set(db, done);
-    done.catch(() => ready.delete(db));
-  }
-  return done;
-}
-
-/**
- * The identity claims: `claim` records `id` for `ttlMs` unless a live claim exists, in one
- * statement (an upsert that only overwrites an expired claim), so two isolates claiming at once
- * get one `true`.
- */
-export class D1Identities implements DedupeStore {
-  readonly #db: D1Database;
-  readonly #now: () => number;
-  #sweptAt = 0;
-
-  constructor(db: D1Database, now: () => number = Date.now) {
-    this.#db = db;
-    this.#now = now;
-  }
-
-  async claim(id: string, ttlMs: number): Promise<boolean> {
-    await ensureSchema(this.#db);
-    const now = this.#now();
-    const row = await this.#db
-      .prepare(
-        'INSERT INTO churn_risk_identities (id, expires_at) VALUES (?1, ?2) ' +
-          'ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at ' +
-          'WHERE churn_risk_identities.expires_at <= ?3 RETURNING id',
-      )
-      .bind(id, now + ttlMs, now)
-      .first();
-    return row !== null;
-  }
-
-  async release(id: string): Promise<void> {
-    await this.#db.prepare('DELETE FROM churn_risk_identities WHERE id = ?1').bind(id).run();
-  }
-
-  /** Deletes expired claims, at most every ten minutes per isolate. */
-  async sweep(): Promise<void> {
-    const now = this.#now();
-    if (now - this.#sweptAt < 600_000) return;
-    this.#sweptAt = now;
-    await ensureSchema(this.#db);
-    await this.#db
-      .prepare('DELETE FROM churn_risk_identities WHERE expires_at <= ?1')
-      .bind(now)
-      .run();
-  }
-
-  async health(): Promise<void> {
-    await this.#db.prepare('SELECT 1').first();
-  }
-}
+// Queue mode's failed store: a D1 table created on first use (idempotent, safe from several
+// isolates, with the identities' table: d1-schema.ts). The identities are in d1-identities.ts.
 
 interface FailedRow {
   id: string;

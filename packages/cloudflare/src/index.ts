@@ -1,15 +1,20 @@
 /**
  * @churn-risk/cloudflare: a Cloudflare Workers module worker for churn-risk webhook alerts, in
- * memory (kept alive by `ctx.waitUntil`) or in queue mode (Cloudflare Queues, D1).
+ * memory (`createWorker`, kept alive by `ctx.waitUntil`) or in queue mode (`createQueueWorker`,
+ * Cloudflare Queues and D1). Each is its own function, so a worker bundles only its own mode.
  */
 export {
   createWorker,
-  type ChurnRiskQueueWorker,
   type ChurnRiskWorker,
   type CreateWorkerOptions,
   type WorkerExecutionContext,
   type WorkerSecret,
 } from './create-worker.js';
+export {
+  createQueueWorker,
+  type ChurnRiskQueueWorker,
+  type CreateQueueWorkerOptions,
+} from './create-queue-worker.js';
 export {
   createCloudflareQueue,
   type CloudflareQueue,

@@ -1,5 +1,10 @@
 import { NonRetryableError } from '@churn-risk/core';
-import { createWorker, type D1Database, type D1Statement, type QueueProducer } from './index.js';
+import {
+  createQueueWorker,
+  type D1Database,
+  type D1Statement,
+  type QueueProducer,
+} from './index.js';
 
 /**
  * The queue mode worker that queue-mode.workerd.test.ts bundles and runs in workerd, on
@@ -86,7 +91,7 @@ function refusingQueue(queue: QueueProducer): QueueProducer {
 const post = (url: string, body: unknown): Promise<Response> =>
   fetch(url, { method: 'POST', body: JSON.stringify(body) });
 
-export default createWorker<Env>({
+export default createQueueWorker<Env>({
   secret: (env) => env.CHURN_RISK_WEBHOOK_SECRET,
   queue: (env) => refusingQueue(env.ALERTS),
   dedupe: (env) => refusingD1(env.DB),

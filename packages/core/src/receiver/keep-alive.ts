@@ -124,7 +124,7 @@ export class KeepAliveGuard implements TryGuard {
       `Alert ${input.id} was cut off after ${String(this.attempt + 1)} ` +
         `${this.attempt === 0 ? 'try' : 'tries'}: ${error.message} No further try runs. ` +
         'Fix: process alerts in a durable queue, which no platform budget cuts off: queue mode ' +
-        'on Cloudflare Workers (@churn-risk/cloudflare, createWorker({ queue })), or ' +
+        'on Cloudflare Workers (@churn-risk/cloudflare, createQueueWorker), or ' +
         '@churn-risk/postgres / @churn-risk/redis elsewhere.',
     );
     await callErrorHandlers(input, this.attempt, error);

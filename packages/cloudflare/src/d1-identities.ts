@@ -1,0 +1,56 @@
+import type { DedupeStore } from '@churn-risk/core';
+import type { D1Database } from './bindings.js';
+import { ensureSchema } from './d1-schema.js';
+
+// The alert identities claimed for 72 h in D1 (de-duplication shared by every isolate): used by
+// both workers (`dedupe: (env) => env.CHURN_RISK_DB`), so it imports no queue-mode code.
+
+/**
+ * The identity claims: `claim` records `id` for `ttlMs` unless a live claim exists, in one
+ * statement (an upsert that only overwrites an expired claim), so two isolates claiming at once
+ * get one `true`.
+ */
+export class D1Identities implements DedupeStore {
+  readonly #db: D1Database;
+  readonly #now: () => number;
+  #sweptAt = 0;
+
+  constructor(db: D1Database, now: () => number = Date.now) {
+    this.#db = db;
+    this.#now = now;
+  }
+
+  async claim(id: string, ttlMs: number): Promise<boolean> {
+    await ensureSchema(this.#db);
+    const now = this.#now();
+    const row = await this.#db
+      .prepare(
+        'INSERT INTO churn_risk_identities (id, expires_at) VALUES (?1, ?2) ' +
+          'ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at ' +
+          'WHERE churn_risk_identities.expires_at <= ?3 RETURNING id',
+      )
+      .bind(id, now + ttlMs, now)
+      .first();
+    return row !== null;
+  }
+
+  async release(id: string): Promise<void> {
+    await this.#db.prepare('DELETE FROM churn_risk_identities WHERE id = ?1').bind(id).run();
+  }
+
+  /** Deletes expired claims, at most every ten minutes per isolate. */
+  async sweep(): Promise<void> {
+    const now = this.#now();
+    if (now - this.#sweptAt < 600_000) return;
+    this.#sweptAt = now;
+    await ensureSchema(this.#db);
+    await this.#db
+      .prepare('DELETE FROM churn_risk_identities WHERE expires_at <= ?1')
+      .bind(now)
+      .run();
+  }
+
+  async health(): Promise<void> {
+    await this.#db.prepare('SELECT 1').first();
+  }
+}

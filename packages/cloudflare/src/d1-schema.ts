@@ -1,0 +1,27 @@
+import type { D1Database } from './bindings.js';
+
+// The two D1 tables, created together on first use of either (idempotent, safe from several
+// isolates): the alert identities claimed for 72 h (shared de-duplication, both workers), and
+// queue mode's failed alerts. Together, so that the failed table is there to query from the
+// first alert on, whatever failed or not.
+
+const SCHEMA = [
+  'CREATE TABLE IF NOT EXISTS churn_risk_identities (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)',
+  'CREATE INDEX IF NOT EXISTS churn_risk_identities_expiry ON churn_risk_identities (expires_at)',
+  'CREATE TABLE IF NOT EXISTS churn_risk_failed (id TEXT PRIMARY KEY, alert_id TEXT NOT NULL, ' +
+    'entry TEXT NOT NULL, succeeded TEXT NOT NULL, tries INTEGER NOT NULL, error TEXT NOT NULL, ' +
+    'failed_at INTEGER NOT NULL)',
+  'CREATE INDEX IF NOT EXISTS churn_risk_failed_order ON churn_risk_failed (failed_at, id)',
+];
+
+/** The schema, once per database and isolate; a failure is not kept, so the next call tries again. */
+const ready = new WeakMap<D1Database, Promise<void>>();
+export function ensureSchema(db: D1Database): Promise<void> {
+  let done = ready.get(db);
+  if (done === undefined) {
+    done = db.batch(SCHEMA.map((sql) => db.prepare(sql))).then(() => undefined);
+    ready.set(db, done);
+    done.catch(() => ready.delete(db));
+  }
+  return done;
+}
