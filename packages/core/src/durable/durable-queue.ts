@@ -397,11 +397,16 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
       new Error(`The ${this.kind} store failed during the sweep: ${describe(error)}`, {
         cause: error,
       });
-    try {
-      if ((await this.store.reclaimExpired?.()) ?? 0) this.#poke();
-    } catch (error) {
-      throw failed(error);
-    }
+    // The reclaim runs beside the first takes, not before them: an invocation's sweep takes the
+    // alert it just accepted without waiting for a reclaim's round trips. What the reclaim puts
+    // back is taken by a second round once it is done.
+    const reclaim = (async () => {
+      try {
+        return (await this.store.reclaimExpired?.()) ?? 0;
+      } catch (error) {
+        throw failed(error);
+      }
+    })();
     const slot = async (): Promise<void> => {
       while (mode.chains()) {
         const token = this.#token();
@@ -415,7 +420,13 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
         await this.#run(processor, taken, token, mode);
       }
     };
-    await Promise.all(Array.from({ length: processor.concurrency }, slot));
+    const slots = (): Promise<unknown> =>
+      Promise.all(Array.from({ length: processor.concurrency }, slot));
+    const [reclaimed] = await Promise.all([reclaim, slots()]);
+    if (reclaimed > 0) {
+      this.#poke();
+      await slots();
+    }
     let left: number;
     try {
       left = (await this.store.counts()).waiting;

@@ -265,8 +265,8 @@ export interface Receiver<E = WebhookEventMap> {
   /**
    * Runs, in this process, the alerts of a durable queue that are due now, within `budgetMs`
    * (SPEC 20), for platforms where no worker process outlives a request (a cron route on Vercel, a
-   * scheduled Lambda): puts back the alerts whose taker died (expired leases), then takes and runs
-   * due alerts (retries whose delay passed, alerts a stopped function left), as many at once as
+   * scheduled Lambda): puts back the alerts whose taker died (expired leases; beside its first
+   * takes, and what it put back is taken once it is done), and takes and runs due alerts (retries whose delay passed, alerts a stopped function left), as many at once as
    * `concurrency`, until nothing is due or the budget's last fifth begins; every try stores its
    * verdict as a worker's would. Resolves with what it did. Rejects with a `TypeError` without a
    * durable pull-based queue or with a budget under 1,000 ms, and with an `Error` naming the
