@@ -24,6 +24,7 @@ const BENCHMARKS: Record<string, () => Promise<Runner>> = {
   postgres: async () => (await import('./postgres/run-postgres.js')).runPostgres,
   drain: async () => (await import('./drain/run-drain.js')).runDrain,
   takeover: async () => (await import('./takeover/run-takeover.js')).runTakeover,
+  invocation: async () => (await import('./invocation/run-invocation.js')).runInvocation,
   bundle: async () => (await import('./bundle/run-bundle.js')).runBundle,
   'verify-runtimes': async () => {
     const { runVerifyRuntimes, parseRuntimes } = await import('./verify/run-verify-runtimes.js');
