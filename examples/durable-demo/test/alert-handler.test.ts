@@ -21,6 +21,8 @@ describe('the worker handler (idempotent by alert identity)', () => {
       receivedAt: new Date(),
       attempt: 0,
       event: 'churn_risk_alert',
+      signal: new AbortController().signal,
+      stalls: 0,
     };
     const lines: string[] = [];
     const log = (line: string): void => {
