@@ -407,7 +407,7 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
         throw failed(error);
       }
     })();
-    const slot = async (): Promise<void> => {
+    const slot = async (onTaken?: () => void): Promise<void> => {
       while (mode.chains()) {
         const token = this.#token();
         let taken: StoredAlert | undefined;
@@ -417,11 +417,26 @@ class DurableAlertQueue<S extends AlertStore> implements DurableQueue<S> {
           throw failed(error);
         }
         if (taken === undefined) return;
+        onTaken?.();
+        onTaken = undefined;
         await this.#run(processor, taken, token, mode);
       }
     };
-    const slots = (): Promise<unknown> =>
-      Promise.all(Array.from({ length: processor.concurrency }, slot));
+    // One take first; the other slots join once it found an alert (an invocation's sweep usually
+    // finds only the alert it just accepted: nine takes racing for it would only slow its start).
+    const slots = async (): Promise<void> => {
+      let others: Promise<Error | undefined> | undefined;
+      const more = (): void => {
+        // Settled at once (never an unhandled rejection while the first slot still runs).
+        others = Promise.all(Array.from({ length: processor.concurrency - 1 }, () => slot())).then(
+          () => undefined,
+          (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+        );
+      };
+      await slot(more);
+      const error = await others;
+      if (error !== undefined) throw error;
+    };
     const [reclaimed] = await Promise.all([reclaim, slots()]);
     if (reclaimed > 0) {
       this.#poke();
