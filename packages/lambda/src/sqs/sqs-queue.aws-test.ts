@@ -463,7 +463,9 @@ describe('createSqsQueue', () => {
     expect(() => make({ ...base, maxStall: 2 })).toThrow(
       /^createSqsQueue does not know the option "maxStall" \(did you mean maxStalls\?\)/,
     );
-    expect(() => make({ ...base, queueURL: base.queueUrl })).toThrow(/"queueURL".*"queueUrl"/);
+    expect(() => make({ ...base, queueURL: base.queueUrl })).toThrow(
+      /"queueURL" \(did you mean queueUrl\?\)/,
+    );
     expect(() => make({ ...base, dedupeTtl: 1 })).toThrow(/"dedupeTtl".*"dedupeTtlMs"/);
     expect(() => make({ ...base, failedTable: '' })).toThrow(TypeError);
     expect(() => make({ ...base, queueUrl: 'alerts' })).toThrow(/queueUrl must be the queue URL/);
