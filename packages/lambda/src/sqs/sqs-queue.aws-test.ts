@@ -466,7 +466,9 @@ describe('createSqsQueue', () => {
     expect(() => make({ ...base, queueURL: base.queueUrl })).toThrow(
       /"queueURL" \(did you mean queueUrl\?\)/,
     );
-    expect(() => make({ ...base, dedupeTtl: 1 })).toThrow(/"dedupeTtl".*"dedupeTtlMs"/);
+    expect(() => make({ ...base, dedupeTtl: 1 })).toThrow(
+      /"dedupeTtl" \(did you mean dedupeTtlMs\?\)/,
+    );
     expect(() => make({ ...base, failedTable: '' })).toThrow(TypeError);
     expect(() => make({ ...base, queueUrl: 'alerts' })).toThrow(/queueUrl must be the queue URL/);
     expect(() => make({ ...base, maxStalls: -1 })).toThrow(/maxStalls/);
