@@ -19,11 +19,7 @@ export default defineConfig({
       'examples/*/test/**/*.test.ts',
       'bench/src/**/*.test.ts',
     ],
-    exclude: [
-      '**/node_modules/**',
-      '**/dist/**',
-      '**/.next/**',
-    ],
+    exclude: ['**/node_modules/**', '**/dist/**', '**/.next/**'],
     testTimeout: 30_000,
     hookTimeout: 180_000,
     typecheck: {

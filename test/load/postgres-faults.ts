@@ -20,7 +20,6 @@ const WORKER_SCRIPT = fileURLToPath(
   new URL('../support/postgres/worker-process.ts', import.meta.url),
 );
 
-
 export interface FaultOptions {
   alerts: number;
   webs: number;
