@@ -11,6 +11,7 @@ export interface LambdaSweepOptions {
 
 /** The part of the Lambda context the sweep reads. */
 export interface LambdaSweepContext {
+  /** Milliseconds left before Lambda ends the invocation. */
   getRemainingTimeInMillis(): number;
 }
 
