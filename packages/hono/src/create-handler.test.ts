@@ -1,4 +1,6 @@
 import {
+  createDurableQueue,
+  createMemoryStore,
   createReceiver,
   RAW_BODY_MISSING,
   rawBodyMissingResult,
@@ -267,6 +269,33 @@ describe('createHandler and the execution context', () => {
     release();
     await kept;
     expect(handled).toBe(true); // the promise the platform waits for covers the handler
+  });
+
+  it("consume: 'invocation': answers 202, then runs the durable queue's due alert inside ctx.waitUntil", async () => {
+    const store = createMemoryStore();
+    const receiver = createReceiver({
+      secret: SECRET,
+      queue: createDurableQueue(store),
+      consume: 'invocation',
+      keepAliveBudgetMs: 10_000,
+    });
+    extraReceivers.push(receiver);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let handled = false;
+    receiver.on('churn_risk_alert', async () => {
+      await held;
+      handled = true;
+    });
+    const ctx = new FakeExecutionContext(receiver);
+    const response = await appWith(receiver).fetch(post(alertBody()), {}, ctx);
+    expect(response.status).toBe(202);
+    expect(handled).toBe(false);
+    expect(ctx.kept).toHaveLength(1);
+    release();
+    await ctx.kept[0];
+    expect(handled).toBe(true); // the kept promise is the invocation's sweep, which ran it
+    expect(await store.counts()).toMatchObject({ waiting: 0, active: 0, completed: 1 });
   });
 
   it('accepts nothing when ctx.waitUntil throws (500), and processes the redelivery', async () => {

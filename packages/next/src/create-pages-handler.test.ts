@@ -7,6 +7,8 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { NextApiRequest, NextApiResponse } from 'next';
 import {
+  createDurableQueue,
+  createMemoryStore,
   createReceiver,
   RAW_BODY_MISSING,
   rawBodyMissingResult,
@@ -191,6 +193,31 @@ describe('createPagesHandler', () => {
     expect(kept).toHaveLength(1);
     await kept[0];
     expect(seen).toEqual(['u_pages']);
+  });
+
+  it("consume: 'invocation': the kept promise runs the durable queue's due alert after the 202", async () => {
+    const store = createMemoryStore();
+    const receiver = createReceiver({
+      secret: SECRET,
+      queue: createDurableQueue(store),
+      consume: 'invocation',
+      keepAliveBudgetMs: 10_000,
+    });
+    closers.push(() => receiver.close({ timeoutMs: 5000 }));
+    const seen: string[] = [];
+    receiver.on('churn_risk_alert', (a) => void seen.push(a.userId));
+    const kept: Promise<unknown>[] = [];
+    const handler = createPagesHandler(receiver, { waitUntil: (promise) => kept.push(promise) });
+    const delivery = createTestDelivery(alert('u_pages_invoked'), { secret: SECRET });
+    const answer = await serveOnce(asNext(handler), {
+      headers: delivery.headers,
+      body: delivery.body,
+    });
+    expect(answer.status).toBe(202);
+    expect(kept).toHaveLength(1);
+    await kept[0];
+    expect(seen).toEqual(['u_pages_invoked']);
+    expect(await store.counts()).toMatchObject({ waiting: 0, active: 0, completed: 1 });
   });
 
   it('answers 413 with Connection: close when the body passes maxBodyBytes', async () => {
