@@ -14,6 +14,7 @@ import { runStoredTry, type TryVerdict } from '../receiver/try-protocol.js';
 import type {
   AlertStore,
   FailedAlert,
+  FailedAlertStore,
   FailedListOptions,
   QueueCounts,
   StoredAlert,
@@ -52,25 +53,14 @@ export interface DurableQueueOptions {
   pollIntervalMs?: number;
 }
 
-/** The queue `createDurableQueue` returns: an `AlertQueue` plus the store's failed-set tools. */
-export interface DurableQueue<S extends AlertStore = AlertStore> extends AlertQueue {
+/**
+ * The queue `createDurableQueue` returns: an `AlertQueue` plus the store's failed-set tools
+ * (`failed`, `retry`, `retryAll`, `counts`, as `FailedAlertStore` describes them).
+ */
+export interface DurableQueue<S extends AlertStore = AlertStore>
+  extends AlertQueue, FailedAlertStore {
   /** The store the queue runs. */
   readonly store: S;
-  /** Failed alerts (after all their tries), newest first. */
-  failed(options?: FailedListOptions): Promise<FailedAlert[]>;
-  /**
-   * Puts a failed alert back to be processed, with its tries and stalls counted afresh; handlers
-   * that already succeeded for it are not run again. `id` is the id `failed()` lists, or the alert
-   * identity. Rejects with a `TypeError` when there is no such failed alert.
-   */
-  retry(id: string): Promise<void>;
-  /**
-   * Puts back every alert that is failed when it is called (a snapshot), once each, also when
-   * some fail again at once; resolves with how many were put back.
-   */
-  retryAll(): Promise<number>;
-  /** Alerts by state, across every process that shares the store. */
-  counts(): Promise<QueueCounts>;
   /** Alerts waiting in the store for any process (waiting and delayed): the queue-depth gauge. */
   depth(): Promise<number>;
   health(): Promise<QueueHealth>;
