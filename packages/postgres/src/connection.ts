@@ -73,3 +73,32 @@ export function safeMessage(error: unknown): string {
   if (message === '') message = error.name;
   return message;
 }
+
+/**
+ * Runs `use` on `client`, checked out of a pool, then releases it. A checked-out client has no
+ * listener of the pool's, so a connection lost between queries would be an unhandled `'error'`
+ * event: one is listened for meanwhile (the query in flight rejects with the same error), and a
+ * connection that broke is released as broken, so the pool drops it. `drop(error)` says whether
+ * an error of `use` ends the connection too (default: every error; a refused statement leaves a
+ * usable one).
+ */
+export async function withClient<T>(
+  client: pg.PoolClient,
+  use: (client: pg.PoolClient) => Promise<T>,
+  drop: (error: unknown) => boolean = () => true,
+): Promise<T> {
+  let broken: Error | undefined;
+  const lost = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', lost);
+  try {
+    return await use(client);
+  } catch (error) {
+    if (drop(error)) broken ??= error instanceof Error ? error : new Error(String(error));
+    throw error;
+  } finally {
+    client.removeListener('error', lost);
+    client.release(broken);
+  }
+}

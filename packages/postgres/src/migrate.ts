@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { withClient } from './connection.js';
 import { PostgresSchemaError } from './errors.js';
 import { LATEST_VERSION, MIGRATIONS, migrationLockKey, type Statements } from './sql.js';
 
@@ -33,13 +34,7 @@ async function probe(client: pg.PoolClient, schema: string, sql: Statements): Pr
  * each version once; a schema already at the latest version takes no lock.
  */
 export async function migrate(pool: pg.Pool, schema: string, sql: Statements): Promise<void> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  const lost = (error: Error): void => {
-    broken = error;
-  };
-  client.on('error', lost);
-  try {
+  await withClient(await pool.connect(), async (client) => {
     const first = await probe(client, schema, sql);
     if (first.has_migrations) {
       const version = await versionOf(client, sql);
@@ -67,14 +62,7 @@ export async function migrate(pool: pg.Pool, schema: string, sql: Statements): P
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
-  } catch (error) {
-    broken ??= error instanceof Error ? error : new Error(String(error));
-    throw error;
-  } finally {
-    client.removeListener('error', lost);
-    // A client whose transaction failed midway is dropped rather than reused.
-    client.release(broken);
-  }
+  }); // a client whose transaction failed midway is dropped rather than reused
 }
 
 /**
@@ -82,38 +70,28 @@ export async function migrate(pool: pg.Pool, schema: string, sql: Statements): P
  * changing nothing (the CLI's start): a `PostgresSchemaError` naming the schema when it does not.
  */
 export async function checkTables(pool: pg.Pool, schema: string, sql: Statements): Promise<void> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  const lost = (error: Error): void => {
-    broken = error;
-  };
-  client.on('error', lost);
-  try {
-    const found = await probe(client, schema, sql);
-    if (!found.has_migrations) {
-      throw new PostgresSchemaError(
-        schema,
-        found.has_schema
-          ? `The schema "${schema}" holds no @churn-risk/postgres tables.`
-          : `There is no schema "${schema}" in this database.`,
-      );
-    }
-    const version = await versionOf(client, sql);
-    if (version > LATEST_VERSION) throw newer(schema, version);
-    if (version < LATEST_VERSION) {
-      throw new PostgresSchemaError(
-        schema,
-        `The tables in the schema "${schema}" are at version ${String(version)}: start a ` +
-          `process of this @churn-risk/postgres once to migrate them to ${String(LATEST_VERSION)}.`,
-      );
-    }
-  } catch (error) {
-    if (!(error instanceof PostgresSchemaError)) {
-      broken = error instanceof Error ? error : new Error(String(error));
-    }
-    throw error;
-  } finally {
-    client.removeListener('error', lost);
-    client.release(broken);
-  }
+  await withClient(
+    await pool.connect(),
+    async (client) => {
+      const found = await probe(client, schema, sql);
+      if (!found.has_migrations) {
+        throw new PostgresSchemaError(
+          schema,
+          found.has_schema
+            ? `The schema "${schema}" holds no @churn-risk/postgres tables.`
+            : `There is no schema "${schema}" in this database.`,
+        );
+      }
+      const version = await versionOf(client, sql);
+      if (version > LATEST_VERSION) throw newer(schema, version);
+      if (version < LATEST_VERSION) {
+        throw new PostgresSchemaError(
+          schema,
+          `The tables in the schema "${schema}" are at version ${String(version)}: start a ` +
+            `process of this @churn-risk/postgres once to migrate them to ${String(LATEST_VERSION)}.`,
+        );
+      }
+    },
+    (error) => !(error instanceof PostgresSchemaError), // a schema error leaves a usable connection
+  );
 }

@@ -14,7 +14,7 @@ import {
   type TakeOptions,
 } from '@churn-risk/core';
 import type pg from 'pg';
-import { CONNECT_TIMEOUT_MS, describeConnection, openPool } from './connection.js';
+import { CONNECT_TIMEOUT_MS, describeConnection, openPool, withClient } from './connection.js';
 import { PostgresSchemaError, PostgresStoreError } from './errors.js';
 import { Listener } from './listener.js';
 import { checkTables, migrate } from './migrate.js';
@@ -160,28 +160,23 @@ class PgAlertStore implements PostgresAlertStore {
         new Error('no connection was free within enqueueTimeoutMs'),
       );
     }
-    let broken: Error | undefined;
-    // A checked-out client has no listener of the pool's: a connection lost between queries would
-    // be an unhandled 'error' event. The query in flight rejects with the same error.
-    const lost = (error: Error): void => {
-      broken = error;
-    };
-    client.on('error', lost);
-    try {
-      const { rowCount } = await client.query(this.#sql.accept, [
-        entry.id,
-        JSON.stringify(entry),
-        options.dedupeTtlMs,
-      ]);
-      if (rowCount === 0) return 'duplicate';
-      this.#wakeUp.now(); // this process's own waiting take looks at once
-      return 'accepted';
-    } catch (error) {
-      throw this.#error(error); // a refused statement leaves a usable connection (pg-pool drops a dead one)
-    } finally {
-      client.removeListener('error', lost);
-      client.release(broken);
-    }
+    // A refused statement leaves a usable connection (a lost one is dropped by withClient).
+    return withClient(
+      client,
+      async (held) => {
+        const { rowCount } = await held.query(this.#sql.accept, [
+          entry.id,
+          JSON.stringify(entry),
+          options.dedupeTtlMs,
+        ]);
+        if (rowCount === 0) return 'duplicate';
+        this.#wakeUp.now(); // this process's own waiting take looks at once
+        return 'accepted';
+      },
+      () => false,
+    ).catch((error: unknown) => {
+      throw this.#error(error);
+    });
   }
 
   /**
