@@ -8,6 +8,7 @@ import type {
   SweepOptions,
   SweepResult,
 } from '../receiver/alert-queue.js';
+import { MIN_SWEEP_BUDGET_MS } from '../receiver/alert-queue.js';
 import { integerOption } from '../receiver/integer-option.js';
 import { refuseUnknownOptions } from '../options/known-options.js';
 import { runStoredTry, type TryVerdict } from '../receiver/try-protocol.js';
@@ -96,9 +97,6 @@ const ACCEPTED: AcceptedAlert = Object.freeze({ done: Promise.resolve() });
 /** A take that answers "nothing due" faster than this did not wait: the pump naps. */
 const INSTANT_MS = 5;
 const STORE_BACKOFF_MS = 500;
-
-/** The shortest sweep budget: time for a take, a try and its verdict. */
-const MIN_SWEEP_BUDGET_MS = 1_000;
 
 /** How a slot runs the alerts it takes: whether a completion takes the next, and the tally. */
 interface RunMode {

@@ -107,6 +107,9 @@ export interface AlertQueue {
   sweep?(options: SweepOptions): Promise<SweepResult>;
 }
 
+/** The shortest sweep budget, in ms: time for a take, a try and its verdict. */
+export const MIN_SWEEP_BUDGET_MS = 1_000;
+
 /** Options of a sweep (`receiver.sweep`). */
 export interface SweepOptions {
   /**

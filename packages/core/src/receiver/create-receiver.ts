@@ -22,6 +22,7 @@ import type {
   SweepOptions,
   SweepResult,
 } from './alert-queue.js';
+import { MIN_SWEEP_BUDGET_MS } from './alert-queue.js';
 import { HandlerRegistry } from './try-protocol.js';
 import { PER_REQUEST_CONTEXTS } from './keep-alive.js';
 import { waitForQueue } from './drain.js';
@@ -44,9 +45,6 @@ import type {
   WaitUntil,
 } from './types.js';
 import { isThenable } from './work-queue.js';
-
-/** The shortest keep-alive budget an invocation sweeps with (a sweep's minimum). */
-const INVOCATION_MIN_BUDGET_MS = 1_000;
 
 const refuseClosed = (): never => {
   throw new ReceiverUnavailableError('CLOSED', 'The receiver is shutting down; retry later.');
@@ -362,7 +360,7 @@ class WebhookReceiver implements Receiver {
     if (this.#consume !== 'invocation' || typeof result !== 'object' || queue.sweep === undefined) {
       return undefined;
     }
-    if (budgetMs === undefined || budgetMs < INVOCATION_MIN_BUDGET_MS) return undefined;
+    if (budgetMs === undefined || budgetMs < MIN_SWEEP_BUDGET_MS) return undefined;
     return queue.sweep({ budgetMs }).then(
       () => undefined,
       (error: unknown) => {

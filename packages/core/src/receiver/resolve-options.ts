@@ -1,7 +1,7 @@
 import type { SignedContent } from '../signature/verify.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../signature/verify.js';
 import { secretKeys } from '../signature/secrets.js';
-import type { AlertQueue } from './alert-queue.js';
+import { MIN_SWEEP_BUDGET_MS, type AlertQueue } from './alert-queue.js';
 import { refuseUnknownOptions } from '../options/known-options.js';
 import { integerOption } from './integer-option.js';
 import { DEFAULT_KEEP_ALIVE_BUDGET_MS } from './keep-alive.js';
@@ -123,7 +123,7 @@ function invocationBudget(
 ): boolean | 'invocation' {
   if (consume !== 'invocation') return consume ?? true;
   const budget = keepAliveBudgetMs ?? DEFAULT_KEEP_ALIVE_BUDGET_MS;
-  if (budget === undefined || budget < 1_000) {
+  if (budget === undefined || budget < MIN_SWEEP_BUDGET_MS) {
     throw new TypeError(
       "consume: 'invocation' needs keepAliveBudgetMs of at least 1000: how long the platform " +
         "keeps an invocation alive after the answer (Vercel: the route's maxDuration in ms).",
