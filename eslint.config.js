@@ -1,6 +1,10 @@
 // @ts-check
+import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/** A Node built-in's import: `node:x`, or bare (`fs`, `fs/promises`). */
+const NODE_BUILTIN = `^(?:node:|(?:${builtinModules.filter((name) => !name.includes('/')).join('|')})(?:/|$))`;
 
 export default tseslint.config(
   {
@@ -55,6 +59,34 @@ export default tseslint.config(
             {
               group: ['@churn-risk/core/src/*', '**/core/src/*'],
               message: 'Import @churn-risk/core by its public entry.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Core's source runs in Node, workerd, Deno and browsers: no Node built-in, `node:` or bare.
+    // Node-only code lives in core/src/node/ (its own entry), or in a `*-node.ts` variant that a
+    // `#imports` condition selects.
+    files: ['packages/core/src/**'],
+    ignores: [
+      'packages/core/src/node/**',
+      'packages/core/src/**/*-node.ts',
+      'packages/core/src/**/*.test.ts',
+      'packages/core/src/**/*.test-d.ts',
+      'packages/core/src/**/*.test-util.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: NODE_BUILTIN,
+              message:
+                'Core is runtime-neutral: put Node-only code in packages/core/src/node/ or a ' +
+                '*-node.ts variant chosen by a #imports condition.',
             },
           ],
         },

@@ -6,6 +6,7 @@ import { DEFAULT_RECEIVER_LOGGER, resolveLogger, type Logger } from './logger.js
 import { createReceiverTelemetry, type ReceiverTelemetry } from './telemetry.js';
 import type { QueueDepth } from './receiver-metrics.js';
 import { checkTracer } from './receiver-tracer.js';
+import { isPromiseLike } from '../receiver/maybe-promise.js';
 
 /** A refused delivery, as `onRejected` listeners get it (SPEC section 10). */
 export interface RejectedDelivery {
@@ -158,18 +159,10 @@ function notify(listener: RejectedListener, rejection: RejectedDelivery, logger:
   };
   try {
     const returned = listener(rejection);
-    if (isThenable(returned)) void Promise.resolve(returned).then(undefined, report);
+    if (isPromiseLike(returned)) void Promise.resolve(returned).then(undefined, report);
   } catch (error) {
     report(error);
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }
 
 /** The error a refusal wraps (`cause`), when it is one. */

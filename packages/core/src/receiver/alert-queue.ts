@@ -1,8 +1,7 @@
 import type { QueuedAlert } from './handler-types.js';
 export type { QueuedAlert } from './handler-types.js';
 import type { Logger } from '../observability/logger.js';
-import type { KeepAlive } from './keep-alive.js';
-import type { TryInput } from './try-protocol.js';
+import type { TryInput } from './try-types.js';
 
 /** An alert the queue has taken: `done` settles when this process has finished its part. */
 export interface AcceptedAlert {
@@ -147,4 +146,12 @@ export interface AcceptOptions {
    * under it (SPEC 16: no silent cut-off). A durable queue ignores it: no budget applies there.
    */
   keepAlive?: KeepAlive;
+}
+
+/** How an accepted alert is kept alive: the platform's budget, counted from the acceptance. */
+export interface KeepAlive {
+  /** The platform's budget for work kept alive after the answer (`keepAliveBudgetMs`), in ms. */
+  readonly budgetMs: number;
+  /** `Date.now()` when the alert was accepted. */
+  readonly startedAt: number;
 }

@@ -23,7 +23,8 @@ import type {
   SweepResult,
 } from './alert-queue.js';
 import { MIN_SWEEP_BUDGET_MS } from './alert-queue.js';
-import { HandlerRegistry } from './try-protocol.js';
+import { HandlerRegistry } from './handler-registry.js';
+import { TryRunner } from './try-protocol.js';
 import { PER_REQUEST_CONTEXTS } from './keep-alive.js';
 import { waitForQueue } from './drain.js';
 import type { HandlerOptions } from './handler-types.js';
@@ -44,7 +45,7 @@ import type {
   ReceiverStats,
   WaitUntil,
 } from './types.js';
-import { isThenable } from './work-queue.js';
+import { andThen, isPromiseLike, type MaybePromise } from './maybe-promise.js';
 
 const refuseClosed = (): never => {
   throw new ReceiverUnavailableError('CLOSED', 'The receiver is shutting down; retry later.');
@@ -142,14 +143,10 @@ class WebhookReceiver implements Receiver {
       depth: queue.depth === undefined ? () => queue.queued : queue.depth.bind(queue),
     });
     this.#telemetry = this.#observer.telemetry;
-    this.#registry = new HandlerRegistry(
-      config.concurrency,
-      config.retry,
-      this.#counts,
-      this.#observer,
-      queue.durable === true ? queue.kind : undefined,
+    this.#registry = new HandlerRegistry(queue.durable === true ? queue.kind : undefined);
+    this.#queue.attach(
+      new TryRunner(this.#registry, config.concurrency, config.retry, this.#counts, this.#observer),
     );
-    this.#queue.attach(this.#registry);
     const handle = (request: ReceiverRequest): Promise<ReceiverResult> => this.handle(request);
     const refuse = (error: unknown): ReceiverResult => this.reject(error);
     this.fetch = createFetchHandler(handle, config.maxBodyBytes, refuse);
@@ -211,8 +208,8 @@ class WebhookReceiver implements Receiver {
     const span = this.#telemetry?.startReceive();
     try {
       const result = this.#process(request, span);
-      if (!(result instanceof Promise)) return Promise.resolve(this.#answered(result, span));
-      return result.then(
+      if (!isPromiseLike(result)) return Promise.resolve(this.#answered(result, span));
+      return Promise.resolve(result).then(
         (answer) => this.#answered(answer, span),
         (error: unknown) => this.#refused(error, span),
       );
@@ -277,7 +274,7 @@ class WebhookReceiver implements Receiver {
   #process(
     { method, headers, body, waitUntil }: ReceiverRequest,
     span: Span | undefined,
-  ): ReceiverResult | Promise<ReceiverResult> {
+  ): MaybePromise<ReceiverResult> {
     const config = this.#config;
     if (method.toUpperCase() !== 'POST') {
       throw new DeliveryRejectedError('METHOD_NOT_ALLOWED', 'Only POST is accepted.');
@@ -302,7 +299,7 @@ class WebhookReceiver implements Receiver {
     bytes: Uint8Array,
     waitUntil: WaitUntil | undefined,
     span: Span | undefined,
-  ): ReceiverResult | Promise<ReceiverResult> {
+  ): MaybePromise<ReceiverResult> {
     const config = this.#config;
     const parsed = parseEvent(bytes);
     if (parsed.kind === 'ignored') {
@@ -320,7 +317,7 @@ class WebhookReceiver implements Receiver {
     // SPEC 12: the platform is told to wait before anything is claimed, so that a `waitUntil`
     // that throws leaves the alert unclaimed for the redelivery.
     const handedOff = waitUntil === undefined ? undefined : handOff(waitUntil);
-    let accepted: AcceptResult | Promise<AcceptResult>;
+    let accepted: MaybePromise<AcceptResult>;
     try {
       accepted =
         handedOff === undefined
@@ -330,15 +327,10 @@ class WebhookReceiver implements Receiver {
       handedOff?.();
       return storeFailed(error);
     }
-    if (!isThenable(accepted)) {
-      const done = this.#invocation(accepted) ?? doneOf(accepted);
-      handedOff?.(done);
-      return this.#answer(entry.id, accepted);
-    }
-    return Promise.resolve(accepted).then(
+    return andThen(
+      accepted,
       (result) => {
-        const done = this.#invocation(result) ?? doneOf(result);
-        handedOff?.(done);
+        handedOff?.(this.#invocation(result) ?? doneOf(result));
         return this.#answer(entry.id, result);
       },
       (error: unknown) => {
@@ -384,7 +376,7 @@ class WebhookReceiver implements Receiver {
   }
 
   /** After the queue took (or refused) the alert: the answer. */
-  #answer(id: string, result: AcceptResult): ReceiverResult | Promise<ReceiverResult> {
+  #answer(id: string, result: AcceptResult): MaybePromise<ReceiverResult> {
     if (result === 'duplicate') return this.#duplicate(id);
     if (result === 'full') return refuseFull();
     this.#counts.accepted++;
@@ -399,7 +391,7 @@ class WebhookReceiver implements Receiver {
    * delivery is still being processed gets that delivery's outcome, so a failure is answered 500
    * here too and not lost.
    */
-  #duplicate(id: string): ReceiverResult | Promise<ReceiverResult> {
+  #duplicate(id: string): MaybePromise<ReceiverResult> {
     const first = this.#syncInFlight.get(id);
     const answer = (): ReceiverResult => {
       this.#counts.duplicates++;

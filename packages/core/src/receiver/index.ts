@@ -3,6 +3,7 @@ export type {
   AcceptOptions,
   AcceptResult,
   AcceptedAlert,
+  KeepAlive,
   AlertProcessor,
   AlertQueue,
   QueueHealth,
@@ -10,8 +11,8 @@ export type {
   SweepOptions,
   SweepResult,
 } from './alert-queue.js';
-export type { RetryPolicy, StoredTry, TryInput, TryVerdict } from './try-protocol.js';
-export { WORKERS_KEEP_ALIVE_BUDGET_MS, type KeepAlive } from './keep-alive.js';
+export type { RetryPolicy, StoredTry, TryInput, TryVerdict } from './try-types.js';
+export { WORKERS_KEEP_ALIVE_BUDGET_MS } from './keep-alive.js';
 export { createMemoryQueue, type MemoryQueueOptions } from './memory-queue.js';
 export {
   createMemoryDedupeStore,

@@ -1,9 +1,9 @@
 import { AlertCutOffError } from '../errors/handlers-failed-error.js';
-import {
-  callErrorHandlers,
-  type KeepAliveGuard as TryGuard,
-  type TryInput,
-} from './try-protocol.js';
+import { callErrorHandlers } from './failure-report.js';
+import { isPromiseLike, type MaybePromise } from './maybe-promise.js';
+import { contextOf, recordKey } from './try-protocol.js';
+import type { TryInput } from './try-types.js';
+import type { KeepAlive } from './alert-queue.js';
 
 // SPEC 16, no silent cut-off: an alert kept alive by a platform `waitUntil` has the platform's
 // budget (Cloudflare cancels such work 30 s after the answer). The in-memory tries (`runAlert`)
@@ -27,14 +27,6 @@ export const DEFAULT_KEEP_ALIVE_BUDGET_MS: number | undefined = PER_REQUEST_CONT
   ? WORKERS_KEEP_ALIVE_BUDGET_MS
   : undefined;
 
-/** How an accepted alert is kept alive: the platform's budget, counted from the acceptance. */
-export interface KeepAlive {
-  /** The platform's budget for work kept alive after the answer (`keepAliveBudgetMs`), in ms. */
-  readonly budgetMs: number;
-  /** `Date.now()` when the alert was accepted. */
-  readonly startedAt: number;
-}
-
 /**
  * The point of the budget at which a cut-off is reported: 90 % of it, and never more than 5 s
  * before its end (27 s of Workers' 30 s), leaving time for `onError` and the log line.
@@ -44,7 +36,7 @@ export function cutOffPoint(budgetMs: number): number {
 }
 
 /** The cut-off guard of one alert's in-memory tries. */
-export class KeepAliveGuard implements TryGuard {
+export class KeepAliveGuard {
   readonly #input: TryInput;
   readonly #budgetMs: number;
   readonly #cutOffAt: number;
@@ -84,11 +76,11 @@ export class KeepAliveGuard implements TryGuard {
    * Runs `work` (the alert's tries), and reports the cut-off if the cut-off point comes first.
    * Gives the number of failures: `work`'s, or 1 for a cut-off.
    */
-  run(work: () => number | Promise<number>): number | Promise<number> {
+  run(work: () => MaybePromise<number>): MaybePromise<number> {
     const remaining = this.#cutOffAt - Date.now();
     if (remaining <= 0) return this.cutOff(undefined);
     const result = work();
-    if (typeof result === 'number') return result;
+    if (!isPromiseLike(result)) return result;
     return new Promise<number>((resolve) => {
       const timer = setTimeout(() => {
         resolve(this.cutOff(undefined));
@@ -105,11 +97,8 @@ export class KeepAliveGuard implements TryGuard {
     if (!this.claim()) return 0;
     this.#cut = true;
     const input = this.#input;
-    // The record's keys are the handlers' ids, or `\u0000#<index>` for one without (keyOf).
     const pending = input.handlers.flatMap((entry, index) =>
-      this.succeeded.includes(entry.id ?? `\u0000#${String(index)}`)
-        ? []
-        : [entry.id ?? `#${String(index)}`],
+      this.succeeded.includes(recordKey(entry, index)) ? [] : [entry.id ?? `#${String(index)}`],
     );
     const error = new AlertCutOffError(this.#budgetMs, pending, cause);
     input.counts.failed++;
@@ -127,7 +116,7 @@ export class KeepAliveGuard implements TryGuard {
         'on Cloudflare Workers (@churn-risk/cloudflare, createQueueWorker), or ' +
         '@churn-risk/postgres / @churn-risk/redis elsewhere.',
     );
-    await callErrorHandlers(input, this.attempt, error);
+    await callErrorHandlers(input, contextOf(input, this.attempt), error);
     return 1;
   }
 }

@@ -5,13 +5,16 @@ import type {
   AcceptedAlert,
   AlertProcessor,
   AlertQueue,
+  KeepAlive,
   QueuedAlert,
 } from './alert-queue.js';
 import { integerOption } from './integer-option.js';
 import { createMemoryDedupeStore, DEFAULT_DEDUPE_MAX_ENTRIES } from './memory-dedupe-store.js';
 import type { DedupeStore } from './types.js';
-import { KeepAliveGuard, type KeepAlive } from './keep-alive.js';
-import { runAlert } from './try-protocol.js';
+import { KeepAliveGuard } from './keep-alive.js';
+import { andThen, isPromiseLike, type MaybePromise } from './maybe-promise.js';
+import { NONE, reportTry, runTry } from './try-protocol.js';
+import type { TryInput, TryVerdict } from './try-types.js';
 import { createWorkQueue, type Job } from './work-queue.js';
 
 /** Options of `createMemoryQueue`. */
@@ -34,6 +37,64 @@ export interface MemoryQueueOptions {
         /** The in-memory LRU's clock in milliseconds, like `Date.now` (for tests). */
         now?: () => number;
       };
+}
+
+/**
+ * Waits `ms` milliseconds. The timer is deliberately not `unref`'d: a handler waiting for its retry
+ * is work in flight, and keeps a Node process alive until it has run (use `close()` to finish).
+ */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * After a try that was not final: the retries in this process (timers), then the report. Under a
+ * keep-alive `guard`, no retry starts whose delay ends past its cut-off point, and nothing is
+ * reported once it reported the cut-off.
+ */
+async function retryInProcess(
+  input: TryInput,
+  first: TryVerdict,
+  guard?: KeepAliveGuard,
+): Promise<number> {
+  let verdict = first;
+  let tries = 0;
+  while (verdict.outcome === 'retry') {
+    if (guard !== undefined) {
+      guard.succeeded = verdict.succeeded;
+      if (!guard.allows(verdict.delayMs)) return guard.cutOff(verdict.error);
+    }
+    await sleep(verdict.delayMs);
+    if (guard?.cut === true) return 0;
+    tries += 1;
+    if (guard !== undefined) guard.attempt = tries;
+    verdict = await runTry(input, tries, verdict.succeeded);
+  }
+  if (verdict.outcome === 'completed' || guard?.claim() === false) return 0;
+  await reportTry(input, tries, verdict);
+  return verdict.failures.length;
+}
+
+/** The first try, then `retryInProcess` unless it completed. */
+function triesOf(input: TryInput, guard: KeepAliveGuard | undefined): MaybePromise<number> {
+  const first = runTry(input, 0, NONE);
+  if (!isPromiseLike(first)) {
+    return first.outcome === 'completed' ? 0 : retryInProcess(input, first, guard);
+  }
+  return first.then((verdict) =>
+    verdict.outcome === 'completed' ? 0 : retryInProcess(input, verdict, guard),
+  );
+}
+
+/**
+ * Every try of an alert in this process: `runTry`, and each `retry` verdict applied with a timer.
+ * Never throws or rejects; gives the number of handlers that failed after their retries,
+ * synchronously when the first try's handlers all returned synchronously and succeeded.
+ * `guard`: the alert is kept alive by a platform `waitUntil` with a budget.
+ */
+function runAlert(input: TryInput, guard: KeepAliveGuard | undefined): MaybePromise<number> {
+  if (guard !== undefined) return guard.run(() => triesOf(input, guard));
+  return triesOf(input, undefined);
 }
 
 /** One accepted alert in the work queue: runs its handlers, counts what failed. */
@@ -63,7 +124,7 @@ class MemoryJob implements Job, AcceptedAlert {
       input,
       keepAlive === undefined ? undefined : new KeepAliveGuard(input, keepAlive),
     );
-    if (typeof failed === 'number') {
+    if (!isPromiseLike(failed)) {
       this.failures = failed;
       return undefined;
     }
@@ -134,18 +195,15 @@ class MemoryQueue implements AlertQueue {
     this.#work = createWorkQueue(processor.concurrency, this.#maxQueue);
   }
 
-  accept(entry: QueuedAlert, options?: AcceptOptions): AcceptResult | Promise<AcceptResult> {
+  accept(entry: QueuedAlert, options?: AcceptOptions): MaybePromise<AcceptResult> {
     const store = this.#store;
     if (store === undefined) return this.#push(entry, options);
     // A throwing store becomes a rejection: the receiver answers 503 so that the sender retries.
     const claimed = store.claim(entry.id, this.#ttlMs);
-    if (typeof claimed === 'boolean') return claimed ? this.#push(entry, options) : 'duplicate';
-    return Promise.resolve(claimed).then((isNew) =>
-      isNew ? this.#push(entry, options) : 'duplicate',
-    );
+    return andThen(claimed, (isNew) => (isNew ? this.#push(entry, options) : 'duplicate'));
   }
 
-  release(id: string): void | Promise<void> {
+  release(id: string): MaybePromise<void> {
     return this.#store?.release(id);
   }
 
@@ -169,15 +227,12 @@ class MemoryQueue implements AlertQueue {
     return this.#work?.running ?? 0;
   }
 
-  #push(
-    entry: QueuedAlert,
-    options: AcceptOptions | undefined,
-  ): AcceptResult | Promise<AcceptResult> {
+  #push(entry: QueuedAlert, options: AcceptOptions | undefined): MaybePromise<AcceptResult> {
     const job = new MemoryJob(entry, this.#processor as AlertProcessor, options?.keepAlive);
     if (this.#attached().tryPush(job, options?.ownTurn === true)) return job;
     // No room: forget the identity, so that the service's redelivery is processed.
     const released = this.release(entry.id);
-    return released instanceof Promise ? released.then(() => 'full' as const) : 'full';
+    return andThen(released, () => 'full' as const);
   }
 
   #attached(): ReturnType<typeof createWorkQueue> {

@@ -7,7 +7,7 @@ import { integerOption } from './integer-option.js';
 import { DEFAULT_KEEP_ALIVE_BUDGET_MS } from './keep-alive.js';
 import { createMemoryQueue, MEMORY_QUEUE_DEFAULTS } from './memory-queue.js';
 import { resolveRetryPolicy } from './retry-policy.js';
-import type { RetryPolicy } from './try-protocol.js';
+import type { RetryPolicy } from './try-types.js';
 import type { ReceiverOptions } from './types.js';
 
 /** The options `createReceiver` knows: any other key is a `TypeError`. */

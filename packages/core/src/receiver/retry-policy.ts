@@ -1,5 +1,5 @@
 import { defaultShouldRetry } from '../errors/non-retryable-error.js';
-import type { RetryPolicy } from './try-protocol.js';
+import type { RetryPolicy } from './try-types.js';
 import type { RetryOptions } from './types.js';
 
 /** Default further tries of a failed handler. */

@@ -1,3 +1,4 @@
+import { isPromiseLike } from './maybe-promise.js';
 /**
  * A unit of work for the queue. The two flags belong to the queue (a job starts with both false);
  * keeping them on the job spares the queue an object per job.
@@ -61,15 +62,6 @@ function later(fn: () => void): void {
     }
   }
   realSetTimeout(fn, 0);
-}
-
-/** True for a promise or any other thenable (what `await` would wait for). */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }
 
 /**
@@ -149,7 +141,7 @@ export function createWorkQueue(concurrency: number, maxQueue: number): WorkQueu
       } catch {
         result = undefined; // a throwing job has finished
       }
-      if (isThenable(result)) {
+      if (isPromiseLike(result)) {
         const pending = job;
         const settled = (): void => {
           const next = release(pending);

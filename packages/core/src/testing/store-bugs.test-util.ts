@@ -1,72 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { createMemoryStore, type AlertStore, type StoredAlert } from '@churn-risk/core';
-import { storeContract, type ContractTestApi } from '@churn-risk/core/testing';
-
-// SPEC 17: the contract passes the reference store, two instances on one back end in every case
-// (for the in-memory store, one object per scope), and fails each of ten broken stores.
-
-const scopes = new Map<string, AlertStore>();
-const memory = (scope: string): AlertStore => {
-  let store = scopes.get(scope);
-  if (store === undefined) {
-    store = createMemoryStore();
-    scopes.set(scope, store);
-  }
-  return store;
-};
-
-storeContract(
-  { describe, it },
-  {
-    name: 'memory',
-    create: memory,
-    unreachable: () => createMemoryStore({ available: () => false }),
-  },
-);
-
-/** A store that delegates to the reference store, with one method replaced. */
-type Bug = (inner: AlertStore) => Partial<AlertStore>;
-
-/** `inner`, with the methods `bug` replaces. */
-function wrap(inner: AlertStore, bug: Bug): AlertStore {
-  const methods: AlertStore = {
-    kind: 'broken',
-    accept: (entry, options) => inner.accept(entry, options),
-    take: (options) => inner.take(options),
-    extend: (id, token, leaseMs, stalls) => inner.extend(id, token, leaseMs, stalls),
-    complete: (id, token) => inner.complete(id, token),
-    completeAndTake: (id, token, next) => inner.completeAndTake(id, token, next),
-    scheduleRetry: (id, token, verdict) => inner.scheduleRetry(id, token, verdict),
-    fail: (id, token, verdict) => inner.fail(id, token, verdict),
-    reclaimExpired: () => inner.reclaimExpired?.() ?? Promise.resolve(0),
-    failed: (options) => inner.failed(options),
-    retry: (id) => inner.retry(id),
-    retryAll: () => inner.retryAll(),
-    counts: () => inner.counts(),
-    health: () => inner.health(),
-    depth: () => inner.depth(),
-    close: () => inner.close(),
-  };
-  return { ...methods, ...bug(inner) };
-}
-
-/** A store per scope (shared by the scope's instances), each with `bug`. */
-function broken(bug: Bug): (scope: string) => AlertStore {
-  const stores = new Map<string, AlertStore>();
-  return (scope) => {
-    let store = stores.get(scope);
-    if (store === undefined) {
-      store = wrap(createMemoryStore(), bug);
-      stores.set(scope, store);
-    }
-    return store;
-  };
-}
+// The ten broken stores the contract must fail: the six bugs of SPEC 17 and four of SPEC 21, each
+// with the case that catches it.
+import type { StoredAlert } from '@churn-risk/core';
+import type { Bug } from './broken-stores.test-util.js';
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
 
 /** The six bugs of SPEC 17 and four of SPEC 21, each alone. */
-const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
+export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
   '1. accept checks, then inserts': {
     caughtBy: '20 parallel accepts of one alert give exactly one "accepted"',
     bug: (inner) => {
@@ -202,52 +142,3 @@ const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
     },
   },
 };
-
-/** Runs the contract against `create`, returning the names of the cases that failed. */
-async function failingCases(
-  create: (scope: string) => AlertStore,
-  unreachable: () => AlertStore,
-): Promise<string[]> {
-  const cases: { name: string; fn: () => Promise<void> }[] = [];
-  const api: ContractTestApi = {
-    describe: (_name, fn) => {
-      fn();
-    },
-    it: (name, fn) => {
-      cases.push({ name, fn });
-    },
-  };
-  storeContract(api, { name: 'broken', create, unreachable, timeoutMs: 4_000 });
-  const failed: string[] = [];
-  for (const { name, fn } of cases) {
-    try {
-      await fn();
-    } catch {
-      failed.push(name);
-    }
-  }
-  return failed;
-}
-
-describe('storeContract fails a store with any one of the bugs of SPEC 17 and 21', () => {
-  for (const [name, { bug, caughtBy }] of Object.entries(BUGS)) {
-    it(
-      name,
-      async () => {
-        const unreachable = (): AlertStore =>
-          wrap(createMemoryStore({ available: () => false }), bug);
-        const failed = await failingCases(broken(bug), unreachable);
-        expect(failed).toContain(caughtBy);
-      },
-      120_000,
-    );
-  }
-
-  it('and passes the same wrapper without a bug (the failures above are the bugs)', async () => {
-    const failed = await failingCases(
-      broken(() => ({})),
-      () => createMemoryStore({ available: () => false }),
-    );
-    expect(failed).toEqual([]);
-  }, 120_000);
-});
