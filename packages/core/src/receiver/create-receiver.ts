@@ -30,7 +30,7 @@ import { waitForQueue } from './drain.js';
 import type { HandlerOptions } from './handler-types.js';
 import { receiverHealth } from './health.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
-import { acceptedResult, errorResponse, jsonResult } from './responses.js';
+import { errorResponse, jsonResult } from './responses.js';
 import { createNodeHandler } from '#node-request';
 import { createFetchHandler } from './transports.js';
 import type {
@@ -45,7 +45,7 @@ import type {
   ReceiverStats,
   WaitUntil,
 } from './types.js';
-import { andThen, isPromiseLike, type MaybePromise } from './maybe-promise.js';
+import { isPromiseLike, type MaybePromise } from './maybe-promise.js';
 
 const refuseClosed = (): never => {
   throw new ReceiverUnavailableError('CLOSED', 'The receiver is shutting down; retry later.');
@@ -68,6 +68,19 @@ const storeFailed = (error: unknown): never => {
     { cause: error },
   );
 };
+
+const ACCEPTED_BODY = JSON.stringify({ received: true });
+const SETTLED: Promise<void> = Promise.resolve();
+
+/** The usual answer, 202 `{"received":true}`, built without serializing anything. */
+function acceptedResult(done: Promise<void> = SETTLED): ReceiverResult {
+  return {
+    status: 202,
+    headers: { 'content-type': 'application/json' },
+    body: ACCEPTED_BODY,
+    done,
+  };
+}
 
 /** The processing promise of an accepted alert; `undefined` for a duplicate or a full queue. */
 function doneOf(result: AcceptResult): Promise<void> | undefined {
@@ -327,17 +340,26 @@ class WebhookReceiver implements Receiver {
       handedOff?.();
       return storeFailed(error);
     }
-    return andThen(
-      accepted,
-      (result) => {
-        handedOff?.(this.#invocation(result) ?? doneOf(result));
-        return this.#answer(entry.id, result);
-      },
+    // The usual path (the in-memory queue answers at once) makes no closure: measured by
+    // `pnpm bench receiver`.
+    if (!isPromiseLike(accepted)) return this.#accepted(entry.id, accepted, handedOff);
+    return Promise.resolve(accepted).then(
+      (result) => this.#accepted(entry.id, result, handedOff),
       (error: unknown) => {
         handedOff?.();
         return storeFailed(error);
       },
     );
+  }
+
+  /** The queue's answer: the platform keeps the processing alive, then the status. */
+  #accepted(
+    id: string,
+    result: AcceptResult,
+    handedOff: ((done?: Promise<void>) => void) | undefined,
+  ): MaybePromise<ReceiverResult> {
+    handedOff?.(this.#invocation(result) ?? doneOf(result));
+    return this.#answer(id, result);
   }
 
   /**

@@ -200,6 +200,7 @@ class MemoryQueue implements AlertQueue {
     if (store === undefined) return this.#push(entry, options);
     // A throwing store becomes a rejection: the receiver answers 503 so that the sender retries.
     const claimed = store.claim(entry.id, this.#ttlMs);
+    if (!isPromiseLike(claimed)) return claimed ? this.#push(entry, options) : 'duplicate';
     return andThen(claimed, (isNew) => (isNew ? this.#push(entry, options) : 'duplicate'));
   }
 

@@ -28,13 +28,6 @@ export function jsonResult(
   };
 }
 
-const ACCEPTED_BODY = JSON.stringify({ received: true });
-
-/** The usual answer, 202 `{"received":true}`, built without serializing anything. */
-export function acceptedResult(done: Promise<void> = SETTLED): ReceiverResult {
-  return { status: 202, headers: { 'content-type': JSON_TYPE }, body: ACCEPTED_BODY, done };
-}
-
 /**
  * The answer to a refused delivery (a `WebhookVerificationError`, `DeliveryRejectedError`,
  * `ReceiverUnavailableError`, `HandlerFailedError` or `IntegrationError`): its status and `{"error":{"code","message"}}`,
