@@ -13,6 +13,7 @@ import {
   type StoredAlert,
   type TakeOptions,
 } from '@churn-risk/core';
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { CONNECT_TIMEOUT_MS, describeConnection, openPool, withClient } from './connection.js';
 import { PostgresSchemaError, PostgresStoreError } from './errors.js';
@@ -45,6 +46,11 @@ const SWEEP_INTERVAL_MS = 60_000;
 /** Rows one housekeeping statement deletes, at most, and statements per sweep. */
 const SWEEP_BATCH = 5_000;
 const SWEEP_BATCHES = 20;
+/**
+ * SQLSTATEs of a named statement that the server connection does not hold (`26000`) or holds
+ * already (`42P05`): refused before it runs, so it is safe to run again unnamed.
+ */
+const UNPREPARED = new Set(['26000', '42P05']);
 /** A job id: what `failed()` lists, and what every write names. */
 const JOB_ID = /^[1-9][0-9]{0,17}$/;
 
@@ -81,6 +87,8 @@ class PgAlertStore implements PostgresAlertStore {
   readonly #enqueueTimeoutMs: number;
   readonly #pollIntervalMs: number;
   readonly #wakeUp = new WakeUp();
+  /** The name of each statement's text; undefined once the connections cannot keep names. */
+  #names: Map<string, string> | undefined = new Map();
   readonly #listener: Listener | undefined;
   #ready: Promise<void> | undefined;
   #stopped = false;
@@ -127,13 +135,48 @@ class PgAlertStore implements PostgresAlertStore {
     return this.#ready;
   }
 
+  /**
+   * Runs one of the store's statements on `client` (the pool, or a checked-out connection), named
+   * by a hash of its text: `pg` prepares it once per connection, and PostgreSQL then parses it no
+   * more, and plans it no more once it settles on a generic plan (after five executions; the same
+   * index scans), as graphile-worker does. On a busy queue that was most of the database's CPU
+   * per alert. The name comes from the text, so that stores of other schemas, or other versions
+   * of this package, can share a pool.
+   *
+   * Behind a transaction-pooling PgBouncer that does not track prepared statements (before 1.21,
+   * or with `max_prepared_statements = 0`), a named statement reaches a server connection that
+   * did not prepare it, or one that did: the server refuses it before running it, and the store
+   * runs it again unnamed, and every statement after it.
+   */
+  async #execute<R extends pg.QueryResultRow>(
+    client: pg.Pool | pg.PoolClient,
+    text: string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    if (this.#names === undefined) return client.query<R>(text, values);
+    let name = this.#names.get(text);
+    if (name === undefined) {
+      // Short of PostgreSQL's 63-byte limit on names, beyond which it cuts them.
+      name = `churn_risk_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+      this.#names.set(text, name);
+    }
+    try {
+      return await client.query<R>({ name, text, values });
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (typeof code !== 'string' || !UNPREPARED.has(code)) throw error;
+      this.#names = undefined;
+      return client.query<R>(text, values);
+    }
+  }
+
   async #query<R extends pg.QueryResultRow>(
     text: string,
     values: unknown[] = [],
   ): Promise<pg.QueryResult<R>> {
     await this.#start();
     try {
-      return await this.#pool.query<R>(text, values);
+      return await this.#execute<R>(this.#pool, text, values);
     } catch (error) {
       throw this.#error(error);
     }
@@ -164,7 +207,7 @@ class PgAlertStore implements PostgresAlertStore {
     return withClient(
       client,
       async (held) => {
-        const { rowCount } = await held.query(this.#sql.accept, [
+        const { rowCount } = await this.#execute(held, this.#sql.accept, [
           entry.id,
           JSON.stringify(entry),
           options.dedupeTtlMs,

@@ -89,8 +89,15 @@ function takeCtes(alerts: string, token: number, lease: number): string {
     )`;
 }
 
-/** The rows a token leases now: `$1` id, `$2` token. */
-const FENCE = `id = $1::bigint AND state = 'active' AND lease_token = $2 AND lease_until > now()`;
+/**
+ * The row a token leases now: `$1` id, `$2` token. Only an active row has a token (every write
+ * that ends a lease clears it), so the token implies the state. The state is not named, so that
+ * the primary key is the only index this can use: named, it let the planner pick the partial
+ * index `alerts_lease` (smaller, so cheaper by its estimate), whose range `lease_until > now()`
+ * holds every lease of every process, and entries of rows completed since the last vacuum; with
+ * 200 alerts leased, a completion read 41 pages and filtered out 199 rows, against 4 pages.
+ */
+const FENCE = `id = $1::bigint AND lease_token = $2 AND lease_until > now()`;
 
 /** The statements of one schema. `schema` is checked (a lower-case SQL name) before it gets here. */
 export function statements(schema: string) {

@@ -134,6 +134,69 @@ describe('the Postgres store', () => {
     await pool.end();
   });
 
+  it('sends named statements, and runs them unnamed once the server connection lost them', async () => {
+    // One connection, as behind a transaction-pooling PgBouncer that does not track prepared
+    // statements: `DEALLOCATE ALL` takes away what `pg` believes the connection has prepared, so
+    // the next named statement is refused (26000) before it runs.
+    const pool = new pg.Pool({ connectionString: postgres.url, max: 1 });
+    pool.on('error', () => undefined);
+    const store = createPostgresStore({ connection: pool, schema: 'named' });
+    try {
+      expect(await store.accept(entry(), { dedupeTtlMs: 60_000 })).toBe('accepted');
+      const prepared = await pool.query<{ name: string }>(
+        "SELECT name FROM pg_prepared_statements WHERE name LIKE 'churn_risk_%'",
+      );
+      expect(prepared.rows.length).toBeGreaterThan(0);
+      await pool.query('DEALLOCATE ALL');
+      expect(await store.accept(entry(), { dedupeTtlMs: 60_000 })).toBe('accepted');
+      const taken = await store.take({ token: 't', leaseMs: 60_000 });
+      expect(taken).toBeDefined();
+      expect(await store.complete(taken?.id ?? '', 't')).toBe(true);
+      expect((await store.counts()).waiting).toBe(1);
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  });
+
+  it('finds a fenced row by its primary key, however many leases are held', async () => {
+    const store = createPostgresStore({ connection: postgres.url, schema: 'fence' });
+    try {
+      for (let i = 0; i < 2000; i += 20) {
+        await Promise.all(
+          Array.from({ length: 20 }, () => store.accept(entry(), { dedupeTtlMs: 60_000 })),
+        );
+      }
+      // Statistics from before the drain (autovacuum's ANALYZE lags behind it): no lease held.
+      await sql('ANALYZE fence.alerts');
+      const taken = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          store.take({ token: `t${String(i)}`, leaseMs: 60_000 }),
+        ),
+      );
+      expect(taken.every((alert) => alert !== undefined)).toBe(true);
+      // The completion's own statement as the store runs it, prepared, with the generic plan
+      // PostgreSQL settles on after five runs: EXPLAIN, not a timing.
+      const client = new pg.Client({ connectionString: postgres.url });
+      await client.connect();
+      let plan: string;
+      try {
+        await client.query('SET plan_cache_mode = force_generic_plan');
+        await client.query(`PREPARE complete_alert AS ${statements('fence').complete}`);
+        const { rows } = await client.query<Record<string, string>>(
+          `EXPLAIN EXECUTE complete_alert(${String(Number(taken[0]?.id))}, 't0')`,
+        );
+        plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+      } finally {
+        await client.end();
+      }
+      expect(plan).toMatch(/Index Scan using alerts_pkey/);
+      expect(plan).not.toMatch(/alerts_lease|Seq Scan/);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
   it('takes the oldest due alert through an index, not by sorting every waiting alert', async () => {
     const store = createPostgresStore({ connection: postgres.url, schema: 'backlog' });
     try {
