@@ -83,6 +83,34 @@ describe('createDurableQueue', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it('renews the leases of several alerts running at once, taken at different times, and none after their tries', async () => {
+    const { store, calls } = counting(createMemoryStore());
+    let runs = 0;
+    const [a, b] = [
+      receiverOn(store, { leaseMs: 150, reclaimIntervalMs: 20 }),
+      receiverOn(store, { leaseMs: 150, reclaimIntervalMs: 20 }),
+    ];
+    for (const receiver of [a, b]) {
+      receiver.on('churn_risk_alert', async () => {
+        runs++;
+        await sleep(600);
+      });
+    }
+    for (let i = 0; i < 3; i++) {
+      expect((await a.handle(request())).status).toBe(202);
+      await sleep(40); // each lease's renewals fall at other times
+    }
+    await a.drain({ timeoutMs: 5_000 });
+    await b.drain({ timeoutMs: 5_000 });
+    expect(runs).toBe(3);
+    expect(await store.counts()).toMatchObject({ completed: 3, waiting: 0, active: 0 });
+    const renewals = calls.get('extend') ?? 0;
+    expect(renewals).toBeGreaterThanOrEqual(3);
+    await sleep(300); // two lease halves: a timer left behind would renew again
+    expect(calls.get('extend') ?? 0).toBe(renewals);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('calls onError once when the lease is lost during the last try: only the write that went through reports', async () => {
     const store = createMemoryStore();
     const reported: string[] = [];

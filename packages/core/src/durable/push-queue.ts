@@ -1,15 +1,8 @@
 import { refuseUnknownOptions } from '../options/known-options.js';
-import type {
-  AcceptResult,
-  AcceptedAlert,
-  AlertProcessor,
-  AlertQueue,
-  QueueHealth,
-  QueuedAlert,
-} from '../receiver/alert-queue.js';
+import type { AlertQueue, QueueHealth, QueuedAlert } from '../receiver/alert-queue.js';
 import { integerOption } from '../receiver/integer-option.js';
 import { runStoredTry, type TryVerdict } from '../receiver/try-protocol.js';
-import { withTimeout } from './timing.js';
+import { DurableQueueBase } from './queue-base.js';
 
 /**
  * A message a push-based platform queue delivered (Cloudflare Queues, SQS through Lambda): the
@@ -86,8 +79,6 @@ export interface PushQueue extends AlertQueue {
   ): Promise<void>;
 }
 
-const ACCEPTED: AcceptedAlert = Object.freeze({ done: Promise.resolve() });
-
 /** A verdict as a push queue applies it: the try count it stores goes with it. */
 function toPushVerdict(verdict: TryVerdict, tries: number): PushVerdict {
   if (verdict.outcome === 'completed') return verdict;
@@ -95,55 +86,36 @@ function toPushVerdict(verdict: TryVerdict, tries: number): PushVerdict {
   return { outcome, delayMs, tries: tries + 1, succeeded, error };
 }
 
-class PlatformPushQueue implements PushQueue {
-  readonly processesInline = false;
-  readonly durable = true;
+class PlatformPushQueue extends DurableQueueBase implements PushQueue {
   readonly kind: string;
+  protected readonly notRecorded: string;
   readonly #options: PushQueueOptions;
-  readonly #enqueueTimeoutMs: number;
   readonly #maxStalls: number;
-  #processor: AlertProcessor | undefined;
-  #running = 0;
-  #closed = false;
 
   constructor(options: PushQueueOptions) {
     if (typeof (options as unknown) !== 'object' || typeof options.send !== 'function') {
       throw new TypeError('createPushQueue needs { kind, send(entry) }.');
     }
+    super(integerOption('enqueueTimeoutMs', options.enqueueTimeoutMs ?? 2_000, 1));
     this.kind = options.kind;
+    this.notRecorded = `The ${this.kind} queue did not take the alert`;
     this.#options = options;
-    this.#enqueueTimeoutMs = integerOption(
-      'enqueueTimeoutMs',
-      options.enqueueTimeoutMs ?? 2_000,
-      1,
-    );
     this.#maxStalls = integerOption('maxStalls', options.maxStalls ?? 3, 0);
   }
 
-  attach(processor: AlertProcessor): void {
-    if (this.#processor !== undefined) throw new TypeError('This queue is already attached.');
-    this.#processor = processor;
-  }
-
-  accept(entry: QueuedAlert): Promise<AcceptResult> {
-    if (this.#closed) return Promise.reject(new Error('The queue is closed.'));
-    const sent = this.#options.send(entry);
-    const message = `The ${this.kind} queue did not take the alert`;
-    return withTimeout(sent, this.#enqueueTimeoutMs, message).then((answer) =>
-      answer === 'duplicate' ? 'duplicate' : ACCEPTED,
-    );
+  protected record(entry: QueuedAlert): Promise<'accepted' | 'duplicate'> {
+    return this.#options.send(entry);
   }
 
   async runDelivered(
     message: DeliveredAlert,
     apply: (verdict: PushVerdict) => Promise<boolean>,
   ): Promise<void> {
-    const processor = this.#processor;
+    const processor = this.processor;
     if (processor === undefined) {
       throw new TypeError('Give the queue to createReceiver({ queue }) before it runs messages.');
     }
-    this.#running++;
-    try {
+    await this.counted(() => {
       const stored = {
         tries: message.tries,
         succeeded: message.succeeded,
@@ -151,16 +123,14 @@ class PlatformPushQueue implements PushQueue {
       };
       // The platform owns the delivery (no lease of ours to lose): the signal never aborts.
       const lease = { signal: new AbortController().signal, stalls: stored.stalls };
-      await runStoredTry(
+      return runStoredTry(
         processor.input(message.entry),
         stored,
         this.#maxStalls,
         (verdict) => apply(toPushVerdict(verdict, message.tries)),
         lease,
       );
-    } finally {
-      this.#running--;
-    }
+    });
   }
 
   consume(): void {
@@ -172,16 +142,8 @@ class PlatformPushQueue implements PushQueue {
   }
 
   close(): Promise<void> {
-    this.#closed = true;
+    this.refuseAccepts();
     return Promise.resolve();
-  }
-
-  get queued(): number {
-    return 0;
-  }
-
-  get running(): number {
-    return this.#running;
   }
 
   health(): Promise<QueueHealth> {

@@ -1,0 +1,159 @@
+import type { AlertProcessor } from '../receiver/alert-queue.js';
+import type { AlertStore } from './alert-store.js';
+import type { LeaseKeeper, Taken } from './lease-keeper.js';
+import type { StoreOutage } from './store-outage.js';
+import { nap } from './timing.js';
+
+/** A take that answers "nothing due" faster than this did not wait: the loop naps. */
+const INSTANT_MS = 5;
+/** How long the loop waits after a take the store failed. */
+const STORE_BACKOFF_MS = 500;
+
+/** What the take loop of a consuming process works with. */
+export interface TakeLoopParts {
+  readonly store: AlertStore;
+  readonly leases: LeaseKeeper;
+  readonly outage: StoreOutage;
+  readonly processor: AlertProcessor;
+  readonly leaseMs: number;
+  readonly pollIntervalMs: number;
+  readonly reclaimIntervalMs: number;
+  /** Slots running alerts in this process. */
+  running(): number;
+  /** Runs a taken alert (and the ones its completions take) in a slot of its own. */
+  run(taken: Taken): void;
+}
+
+/**
+ * The consuming side of a durable queue in one process: takes alerts while it has free slots
+ * (several takes at once while alerts are due, since a take is a round trip; one once the store
+ * had nothing, which a store that can wait for work, like Redis, waits in, and another store is
+ * asked again after `pollIntervalMs`), and puts back the alerts whose taker died every
+ * `reclaimIntervalMs`.
+ */
+export class TakeLoop {
+  readonly #parts: TakeLoopParts;
+  /** Takes in flight; several while alerts are due, one (which may wait for work) once drained. */
+  #taking = 0;
+  /** The last take found nothing due. */
+  #drained = false;
+  /** The takes in flight and their naps, for `stop`. */
+  readonly #takes = new Set<Promise<void>>();
+  /** Naps after a take that found nothing, ended early by `poke`. */
+  readonly #naps = new Set<() => void>();
+  #reclaimTimer: ReturnType<typeof setInterval> | undefined;
+  #reclaiming = false;
+  #stopping = false;
+
+  constructor(parts: TakeLoopParts) {
+    this.#parts = parts;
+  }
+
+  /** Starts taking, and reclaiming where the store leaves that to core. */
+  start(): void {
+    this.fill();
+    if (this.#parts.store.reclaimExpired === undefined) return; // the engine reclaims on its own
+    void this.#reclaim();
+    this.#reclaimTimer = setInterval(() => void this.#reclaim(), this.#parts.reclaimIntervalMs);
+  }
+
+  /** An alert may be due: naps end, and takes start where there is room. */
+  poke(): void {
+    this.#drained = false;
+    for (const wake of this.#naps) wake();
+    this.#naps.clear();
+    this.fill();
+  }
+
+  /** A completion took the next alert: more may be due. */
+  found(): void {
+    this.#drained = false;
+  }
+
+  /** Starts takes while this process has free slots (see the class). */
+  fill(): void {
+    const { concurrency } = this.#parts.processor;
+    while (
+      !this.#stopping &&
+      this.#parts.running() + this.#taking < concurrency &&
+      (this.#taking === 0 || !this.#drained)
+    ) {
+      this.#taking++;
+      const take = this.#takeOne().finally(() => {
+        this.#takes.delete(take);
+      });
+      this.#takes.add(take);
+    }
+  }
+
+  /**
+   * Takes nothing more and reclaims nothing more; resolves once the takes in flight ended (a store
+   * whose take waits for work ends the wait). What they took still runs.
+   */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    clearInterval(this.#reclaimTimer);
+    this.poke();
+    await this.#parts.store.stopTaking?.();
+    while (this.#takes.size > 0) await Promise.all(this.#takes);
+  }
+
+  /** Ends after `ms`, or at the next `poke`. */
+  async #nap(ms: number): Promise<void> {
+    const { done, wake } = nap(ms);
+    this.#naps.add(wake);
+    await done;
+    this.#naps.delete(wake);
+  }
+
+  /** One take; its alert runs on its own, and the next takes start. */
+  async #takeOne(): Promise<void> {
+    const { store, leases, outage, processor } = this.#parts;
+    const token = leases.token();
+    const started = Date.now();
+    let taken;
+    try {
+      taken = await store.take({ token, leaseMs: this.#parts.leaseMs });
+      outage.answered(processor.logger);
+    } catch (error) {
+      this.#taking--;
+      if (this.#stopping) return;
+      outage.failed(processor.logger, error);
+      this.#drained = true;
+      await this.#nap(STORE_BACKOFF_MS);
+      this.fill();
+      return;
+    }
+    this.#taking--;
+    // Taken while stopping: it runs all the same (close waits for it), cheaper than a stall.
+    if (taken !== undefined) {
+      this.#drained = false;
+      this.#parts.run({ taken, token });
+    } else {
+      this.#drained = true;
+      const instant = Date.now() - started < INSTANT_MS;
+      if (!this.#stopping && instant && this.#parts.pollIntervalMs > 0) {
+        await this.#nap(this.#parts.pollIntervalMs);
+      }
+    }
+    this.fill();
+  }
+
+  /** Puts back the alerts whose taker died. */
+  async #reclaim(): Promise<void> {
+    if (this.#reclaiming || this.#stopping) return;
+    const { store, outage, processor } = this.#parts;
+    this.#reclaiming = true;
+    try {
+      const reclaimed = (await store.reclaimExpired?.()) ?? 0;
+      outage.answered(processor.logger);
+      if (reclaimed > 0) this.poke();
+    } catch (error) {
+      // `stop()` may have been called during the await (the narrowing above does not see it).
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+      if (!this.#stopping) outage.failed(processor.logger, error);
+    } finally {
+      this.#reclaiming = false;
+    }
+  }
+}
