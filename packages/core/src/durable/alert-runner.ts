@@ -144,15 +144,16 @@ export class AlertRunner {
    * One write of a verdict; a completion takes the next alert in the same round trip while the
    * slot chains (into `lease.next`).
    */
-  async #write(lease: HeldLease, verdict: TryVerdict, mode: RunMode): Promise<boolean> {
+  #write(lease: HeldLease, verdict: TryVerdict, mode: RunMode): Promise<boolean> {
     const { id, tries } = lease.taken;
     const { token } = lease;
     if (verdict.outcome === 'completed') {
       if (!mode.chains()) return this.#store.complete(id, token);
       const next = { token: this.#leases.token(), leaseMs: this.#leaseMs };
-      const done = await this.#store.completeAndTake(id, token, next);
-      lease.next = done.next === undefined ? undefined : { taken: done.next, token: next.token };
-      return done.completed;
+      return this.#store.completeAndTake(id, token, next).then((done) => {
+        lease.next = done.next === undefined ? undefined : { taken: done.next, token: next.token };
+        return done.completed;
+      });
     }
     const { error, succeeded } = verdict;
     if (verdict.outcome === 'failed') {

@@ -335,6 +335,30 @@ describe('createDurableQueue at the engine speed (SPEC 21)', () => {
     await Promise.all([receiver.close(), producer.close()]);
   });
 
+  it('takes a few times per alert at a low rate, not once per free slot', async () => {
+    const { store, calls } = counting(createMemoryStore());
+    const receiver = receiverOn(store, { concurrency: 10, pollIntervalMs: 60_000 });
+    let handled = 0;
+    receiver.on('churn_risk_alert', () => {
+      handled++;
+    });
+    await sleep(50); // started: the first takes found nothing
+    const atStart = calls.get('take') ?? 0;
+    for (let i = 1; i <= 20; i++) {
+      expect((await receiver.handle(request())).status).toBe(202);
+      const deadline = Date.now() + 5_000;
+      while (handled < i && Date.now() < deadline) await sleep(2);
+      await sleep(5); // the takes its wake-up started have answered
+    }
+    expect(handled).toBe(20);
+    // Each accept wakes the loop: one take finds the alert, and the two it starts (their number
+    // doubles after a take that found one) find nothing. Filling every free slot was eleven.
+    const takes = (calls.get('take') ?? 0) - atStart;
+    expect(takes).toBeGreaterThanOrEqual(20);
+    expect(takes).toBeLessThanOrEqual(20 * 5);
+    await receiver.close();
+  });
+
   it('reclaims at every interval that passes, none skipped', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {

@@ -26,17 +26,19 @@ export interface TakeLoopParts {
 
 /**
  * The consuming side of a durable queue in one process: takes alerts while it has free slots
- * (several takes at once while alerts are due, since a take is a round trip; one once the store
- * had nothing, which a store that can wait for work, like Redis, waits in, and another store is
- * asked again after `pollIntervalMs`), and puts back the alerts whose taker died every
- * `reclaimIntervalMs`.
+ * (several takes at once while alerts are due, since a take is a round trip: their number doubles
+ * with each take that found an alert, up to the free slots, and is one again after a take that
+ * found nothing; that one take a store that can wait for work, like Redis, waits in, and another
+ * store is asked again after `pollIntervalMs`, or when woken), and puts back the alerts whose
+ * taker died every `reclaimIntervalMs`. So a backlog fills every slot within a few round trips,
+ * and a wake-up per alert at a low rate costs a few takes, not one per free slot.
  */
 export class TakeLoop {
   readonly #parts: TakeLoopParts;
-  /** Takes in flight; several while alerts are due, one (which may wait for work) once drained. */
+  /** Takes in flight. */
   #taking = 0;
-  /** The last take found nothing due. */
-  #drained = false;
+  /** Takes allowed in flight: doubled by a take that found an alert, 1 after one that did not. */
+  #width: number;
   /** The takes in flight and their naps, for `stop`. */
   readonly #takes = new Set<Promise<void>>();
   /** Naps after a take that found nothing, ended early by `poke`. */
@@ -47,6 +49,7 @@ export class TakeLoop {
 
   constructor(parts: TakeLoopParts) {
     this.#parts = parts;
+    this.#width = parts.processor.concurrency; // at start, as if alerts were due
   }
 
   /** Starts taking, and reclaiming where the store leaves that to core. */
@@ -59,7 +62,6 @@ export class TakeLoop {
 
   /** An alert may be due: naps end, and takes start where there is room. */
   poke(): void {
-    this.#drained = false;
     for (const wake of this.#naps) wake();
     this.#naps.clear();
     this.fill();
@@ -67,7 +69,11 @@ export class TakeLoop {
 
   /** A completion took the next alert: more may be due. */
   found(): void {
-    this.#drained = false;
+    this.#widen();
+  }
+
+  #widen(): void {
+    this.#width = Math.min(this.#width * 2, this.#parts.processor.concurrency);
   }
 
   /** Starts takes while this process has free slots (see the class). */
@@ -76,7 +82,7 @@ export class TakeLoop {
     while (
       !this.#stopping &&
       this.#parts.running() + this.#taking < concurrency &&
-      (this.#taking === 0 || !this.#drained)
+      this.#taking < this.#width
     ) {
       this.#taking++;
       const take = this.#takeOne().finally(() => {
@@ -119,7 +125,7 @@ export class TakeLoop {
       this.#taking--;
       if (this.#stopping) return;
       outage.failed(processor.logger, error);
-      this.#drained = true;
+      this.#width = 1;
       await this.#nap(STORE_BACKOFF_MS);
       this.fill();
       return;
@@ -127,10 +133,10 @@ export class TakeLoop {
     this.#taking--;
     // Taken while stopping: it runs all the same (close waits for it), cheaper than a stall.
     if (taken !== undefined) {
-      this.#drained = false;
+      this.#widen();
       this.#parts.run({ taken, token });
     } else {
-      this.#drained = true;
+      this.#width = 1;
       const instant = Date.now() - started < INSTANT_MS;
       if (!this.#stopping && instant && this.#parts.pollIntervalMs > 0) {
         await this.#nap(this.#parts.pollIntervalMs);

@@ -14,7 +14,9 @@ export interface AlertContext {
    * Aborts as soon as this try's lease on a durable queue is found lost: a renewal was refused, or
    * the renewal timer fired after the lease's end (the process was frozen or stalled), so another
    * process may run the alert meanwhile. Check it before a side effect that must not happen twice,
-   * or pass it to `fetch`. It never aborts with the in-memory queue.
+   * or pass it to `fetch`. It never aborts with the in-memory queue. An accessor, made when first
+   * read: read it from the context (`context.signal`); a copy made by spreading the context
+   * (`{ ...context }`) does not carry it.
    */
   signal: AbortSignal;
   /**
