@@ -61,48 +61,44 @@ function withExtend(inner: AlertStore, extend: AlertStore['extend']): AlertStore
   });
 }
 
+/** Two receivers on one store, with a lease shorter than their handler (which counts its runs). */
+function slowPair(store: AlertStore): { a: Receiver; b: Receiver; runs: { count: number } } {
+  const runs = { count: 0 };
+  const [a, b] = [
+    receiverOn(store, { leaseMs: 150, reclaimIntervalMs: 20 }),
+    receiverOn(store, { leaseMs: 150, reclaimIntervalMs: 20 }),
+  ];
+  for (const receiver of [a, b]) {
+    receiver.on('churn_risk_alert', async () => {
+      runs.count++;
+      await sleep(600);
+    });
+  }
+  return { a, b, runs };
+}
+
 describe('createDurableQueue', () => {
   it('renews the lease while a handler runs longer than it: no other process takes the alert', async () => {
     const store = createMemoryStore();
-    let runs = 0;
-    const [a, b] = [
-      receiverOn(store, { leaseMs: 150, reclaimIntervalMs: 20 }),
-      receiverOn(store, { leaseMs: 150, reclaimIntervalMs: 20 }),
-    ];
-    for (const receiver of [a, b]) {
-      receiver.on('churn_risk_alert', async () => {
-        runs++;
-        await sleep(600);
-      });
-    }
+    const { a, b, runs } = slowPair(store);
     expect((await a.handle(request())).status).toBe(202);
     await a.drain({ timeoutMs: 5_000 });
     await b.drain({ timeoutMs: 5_000 });
-    expect(runs).toBe(1);
+    expect(runs.count).toBe(1);
     expect(await store.counts()).toMatchObject({ completed: 1, waiting: 0, active: 0 });
     await Promise.all([a.close(), b.close()]);
   });
 
   it('renews the leases of several alerts running at once, taken at different times, and none after their tries', async () => {
     const { store, calls } = counting(createMemoryStore());
-    let runs = 0;
-    const [a, b] = [
-      receiverOn(store, { leaseMs: 150, reclaimIntervalMs: 20 }),
-      receiverOn(store, { leaseMs: 150, reclaimIntervalMs: 20 }),
-    ];
-    for (const receiver of [a, b]) {
-      receiver.on('churn_risk_alert', async () => {
-        runs++;
-        await sleep(600);
-      });
-    }
+    const { a, b, runs } = slowPair(store);
     for (let i = 0; i < 3; i++) {
       expect((await a.handle(request())).status).toBe(202);
       await sleep(40); // each lease's renewals fall at other times
     }
     await a.drain({ timeoutMs: 5_000 });
     await b.drain({ timeoutMs: 5_000 });
-    expect(runs).toBe(3);
+    expect(runs.count).toBe(3);
     expect(await store.counts()).toMatchObject({ completed: 3, waiting: 0, active: 0 });
     const renewals = calls.get('extend') ?? 0;
     expect(renewals).toBeGreaterThanOrEqual(3);
