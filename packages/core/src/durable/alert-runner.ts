@@ -1,5 +1,6 @@
 import type { AlertProcessor } from '../receiver/alert-queue.js';
-import { runStoredTry, type StoredTry, type TryVerdict } from '../receiver/try-protocol.js';
+import { runStoredTry } from '../receiver/try-protocol.js';
+import type { StoredTry, TryVerdict } from '../receiver/try-types.js';
 import type { AlertStore } from './alert-store.js';
 import type { HeldLease, LeaseKeeper, Taken } from './lease-keeper.js';
 import { describe, type StoreOutage } from './store-outage.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '../observability/logger.js';
-import type { TryLease } from '../receiver/try-protocol.js';
+import type { TryLease } from '../receiver/try-types.js';
 import type { AlertLeaseStore, StoredAlert } from './alert-store.js';
 
 /** An alert this process took, with the token it holds it by. */

@@ -1,7 +1,8 @@
 import { refuseUnknownOptions } from '../options/known-options.js';
 import type { AlertQueue, QueueHealth, QueuedAlert } from '../receiver/alert-queue.js';
 import { integerOption } from '../receiver/integer-option.js';
-import { runStoredTry, type TryVerdict } from '../receiver/try-protocol.js';
+import { runStoredTry } from '../receiver/try-protocol.js';
+import type { TryVerdict } from '../receiver/try-types.js';
 import { DurableQueueBase } from './queue-base.js';
 
 /**

@@ -22,8 +22,6 @@ import type { RetryPolicy, StoredTry, TryInput, TryLease, TryVerdict } from './t
 // durable queue stores it (`runStoredTry`), and a failure is reported only once the store has
 // taken it. The registry (handler-registry.ts) holds the handlers; failure-report.ts reports.
 
-export type { RetryPolicy, StoredTry, TryInput, TryLease, TryVerdict } from './try-types.js';
-
 const COMPLETED: TryVerdict = Object.freeze({ outcome: 'completed' });
 /** No failure and no record: shared, so that a try where every handler succeeds allocates none. */
 export const NONE: readonly never[] = Object.freeze([]);
