@@ -7,7 +7,9 @@ import {
   bundleReadme,
   CASES,
   GZIP_BUDGET_BYTES,
+  QUEUE_MODE_CASE,
   ROOT,
+  snippetOf,
   type ReadmeBundle,
 } from '../../bench/src/bundle/readme-bundles.js';
 
@@ -24,8 +26,13 @@ beforeAll(async () => {
       execFileSync('npm', ['run', 'build', '--silent'], { cwd: dir, stdio: 'inherit' });
     }
   }
-  for (const entry of CASES) bundles.set(entry.name, await bundleReadme(entry));
+  for (const entry of [...CASES, QUEUE_MODE_CASE]) {
+    bundles.set(entry.name, await bundleReadme(entry));
+  }
 });
+
+/** Code that only the in-memory queue holds (its `kind`, minified). */
+const MEMORY_QUEUE_MARKER = 'kind="memory"';
 
 describe.each(CASES.map((entry) => [entry.name, entry] as const))('the README %s', (name) => {
   it(`is at most ${GZIP_BUDGET_BYTES} bytes gzip once bundled and minified`, () => {
@@ -48,6 +55,29 @@ describe.each(CASES.map((entry) => [entry.name, entry] as const))('the README %s
     const found = Object.entries(markers).filter(([, text]) => code.includes(text));
     expect(found.map(([part]) => part)).toEqual([]);
     expect(code).toContain('"ZodMiniString"'); // the markers are worded as bundles word them
+  });
+});
+
+describe('the queue-mode bundles (createQueueReceiver)', () => {
+  it('hold no in-memory queue, which the in-memory examples do hold', () => {
+    expect(bundles.get('worker')!.code).toContain(MEMORY_QUEUE_MARKER);
+    expect(bundles.get('lambda')!.code).toContain(MEMORY_QUEUE_MARKER);
+    expect(bundles.get('worker-queue')!.code).not.toContain(MEMORY_QUEUE_MARKER);
+    expect(bundles.get('lambda-sqs')!.code).not.toContain(MEMORY_QUEUE_MARKER);
+  });
+
+  it('make the Lambda queue-mode handler over 2 KB gzip smaller than createReceiver({ queue })', async () => {
+    const lean = bundles.get('lambda-sqs')!;
+    const snippet = snippetOf(QUEUE_MODE_CASE);
+    expect(snippet).toContain('createQueueReceiver(');
+    const full = await bundleReadme(QUEUE_MODE_CASE, (text) =>
+      text.replaceAll('createQueueReceiver', 'createReceiver'),
+    );
+    expect(full.code).toContain(MEMORY_QUEUE_MARKER);
+    expect(full.gzip - lean.gzip).toBeGreaterThan(2_000);
+    // SPEC 19's 25 KB is not met yet (bench/README.md says by how much): held to what was
+    // measured, so that it does not grow unnoticed.
+    expect(lean.gzip).toBeLessThanOrEqual(GZIP_BUDGET_BYTES + 1_200);
   });
 });
 

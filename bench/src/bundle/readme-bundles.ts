@@ -15,7 +15,7 @@ export const GZIP_BUDGET_BYTES = 25_000;
 
 /** A README whose first TypeScript block (or the first of a section) is bundled. */
 export interface ReadmeBundleCase {
-  name: 'worker' | 'lambda' | 'lambda-sqs';
+  name: 'worker' | 'lambda' | 'lambda-sqs' | 'worker-queue';
   /** The README, relative to the repository root. */
   readme: string;
   /** The heading (`## Queue mode...`) whose first TypeScript block is bundled; default the README's first. */
@@ -34,6 +34,15 @@ export const CASES: readonly ReadmeBundleCase[] = [
     conditions: ['workerd', 'worker', 'browser'],
   },
   { name: 'lambda', readme: 'packages/lambda/README.md', platform: 'node', conditions: [] },
+  // The README's queue-mode worker (`createQueueWorker`, SPEC 16): its receiver is
+  // `createQueueReceiver`, so it holds no in-memory queue.
+  {
+    name: 'worker-queue',
+    readme: 'packages/cloudflare/README.md',
+    section: '## Queue mode',
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+  },
 ];
 
 /** A bundled README example: its sizes and what it holds. */
@@ -52,10 +61,10 @@ export interface ReadmeBundle {
 }
 
 /**
- * SPEC 19: the Lambda README's queue-mode handler (`createSqsQueue`), with the AWS SDK external as
- * the README bundles it (Lambda's Node runtimes ship it). Printed by `pnpm bench bundle`; not yet
- * in `CASES`, which test/packaging/bundle-size.test.ts holds to the 25 KB budget: it is over it
- * (core's receiver and push queue alone are about 23 KB gzip).
+ * SPEC 19: the Lambda README's queue-mode handler (`createSqsQueue` and `createQueueReceiver`),
+ * with the AWS SDK external as the README bundles it (Lambda's Node runtimes ship it). Printed by
+ * `pnpm bench bundle`; not in `CASES`, which test/packaging/bundle-size.test.ts holds to the
+ * 25 KB budget: it is over it by about 350 bytes (the size test holds it to what it measures).
  */
 export const QUEUE_MODE_CASE: ReadmeBundleCase = {
   name: 'lambda-sqs',
@@ -76,13 +85,22 @@ export function firstTypeScriptBlock(markdown: string): string {
   return match[1] ?? '';
 }
 
-/** The README's main example (or its section's), as the README shows it. */
+/**
+ * The README's main example (or its section's), as the README shows it. A block whose imports the
+ * README keeps in a `<!-- snippet-context ... -->` comment just before it (the snippet test's
+ * declarations) gets that context's `import` lines, and the rest (declared functions) stays free.
+ */
 export function snippetOf(entry: ReadmeBundleCase): string {
   const markdown = readFileSync(new URL(entry.readme, ROOT), 'utf8');
   if (entry.section === undefined) return firstTypeScriptBlock(markdown);
   const start = markdown.indexOf(`\n${entry.section}`);
   if (start < 0) throw new Error(`${entry.readme} has no section "${entry.section}"`);
-  return firstTypeScriptBlock(markdown.slice(start));
+  const section = markdown.slice(start);
+  const block = firstTypeScriptBlock(section);
+  const context = /<!-- snippet-context\n([\s\S]*?)-->\s*```ts\n/.exec(section);
+  if (context === null || section.indexOf(context[0]) > section.indexOf('```ts')) return block;
+  const imports = (context[1] ?? '').split('\n').filter((line) => line.startsWith('import '));
+  return `${imports.join('\n')}\n${block}`;
 }
 
 /** The package a bundled input belongs to: `zod`, `@churn-risk/core`, or `(snippet)`. */
@@ -108,10 +126,10 @@ function byPackage(metafile: Metafile): { name: string; bytes: number }[] {
     .sort((a, b) => b.bytes - a.bytes);
 }
 
-async function bundle(entry: ReadmeBundleCase, minify: boolean) {
+async function bundle(entry: ReadmeBundleCase, minify: boolean, edit: (text: string) => string) {
   const result = await build({
     stdin: {
-      contents: snippetOf(entry),
+      contents: edit(snippetOf(entry)),
       loader: 'ts',
       // Resolved from bench/, which depends on the packages: their `dist/`, as from npm.
       resolveDir: new URL('../..', import.meta.url).pathname,
@@ -132,10 +150,16 @@ async function bundle(entry: ReadmeBundleCase, minify: boolean) {
   return { code: output.text, bytes: output.contents.byteLength, metafile: result.metafile };
 }
 
-/** Bundles one README example, plain and minified. */
-export async function bundleReadme(entry: ReadmeBundleCase): Promise<ReadmeBundle> {
-  const raw = await bundle(entry, false);
-  const min = await bundle(entry, true);
+/**
+ * Bundles one README example, plain and minified; `edit` changes the snippet first (a test
+ * bundles a variant of it).
+ */
+export async function bundleReadme(
+  entry: ReadmeBundleCase,
+  edit: (text: string) => string = (text) => text,
+): Promise<ReadmeBundle> {
+  const raw = await bundle(entry, false, edit);
+  const min = await bundle(entry, true, edit);
   return {
     name: entry.name,
     raw: raw.bytes,

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench bundle` (SPEC 18, "Bundle"): the sizes of the READMEs' worker and Lambda handler
+ * `pnpm bench bundle` (SPEC 18, "Bundle"): the sizes of the READMEs' workers and Lambda handlers
  * bundled and minified (raw, minified, gzip, against the 25 KB gzip budget), what each package
  * weighs in them, and the time to import each bundle in a fresh Node process, beside the time to
  * import an empty module (and `node:crypto`, which the Lambda bundle imports) in the same rounds.
@@ -114,7 +114,7 @@ export async function runBundle(settings: BenchSettings): Promise<BenchResult> {
     ];
   });
   const markdown = [
-    "The READMEs' examples (the Cloudflare worker; the Lambda handler; the Lambda handler in queue mode, `createSqsQueue`, with `@aws-sdk/*` external as the README bundles it: Lambda's Node runtimes ship the SDK) bundled by esbuild from the built packages, minified: the worker with the conditions `workerd`, `worker`, `browser`, the handlers for Node. gzip at zlib's default level.",
+    "The READMEs' examples (the Cloudflare worker; the Lambda handler; the Cloudflare worker in queue mode, `createQueueWorker`; the Lambda handler in queue mode, `createSqsQueue` with `createQueueReceiver`, with `@aws-sdk/*` external as the README bundles it: Lambda's Node runtimes ship the SDK) bundled by esbuild from the built packages, minified: the workers with the conditions `workerd`, `worker`, `browser`, the handlers for Node. gzip at zlib's default level.",
     '',
     markdownTable(['bundle', 'raw', 'minified', 'gzip', 'budget'], sizeRows),
     '',

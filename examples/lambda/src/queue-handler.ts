@@ -1,4 +1,4 @@
-import { createReceiver } from '@churn-risk/core';
+import { createQueueReceiver } from '@churn-risk/core';
 import { createLambdaHandler, createSqsQueue } from '@churn-risk/lambda';
 import { logAlert } from './log-alert.js';
 
@@ -21,7 +21,10 @@ export const queue = createSqsQueue({
 });
 
 /** Built once per execution environment (at cold start) and reused by every invocation. */
-export const receiver = createReceiver({ secret: required('CHURN_RISK_WEBHOOK_SECRET'), queue });
+export const receiver = createQueueReceiver({
+  secret: required('CHURN_RISK_WEBHOOK_SECRET'),
+  queue,
+});
 receiver.on('churn_risk_alert', logAlert, { id: 'log-alert' });
 
 /** The function's handler (`queue-handler.handler`): function URL events and SQS events. */

@@ -1,3 +1,4 @@
+import { createQueueReceiver, type Receiver, type ReceiverOptions } from '@churn-risk/core';
 import type { D1Database, QueueBatch, QueueProducer } from './bindings.js';
 import { createCloudflareQueue, type CloudflareQueue } from './cloudflare-queue.js';
 import {
@@ -91,6 +92,13 @@ function checkQueueOptions(options: Record<string, unknown>): void {
   }
 }
 
+/** `createQueueReceiver`, which leaves the in-memory queue out of the worker's bundle. */
+function createWithQueue(options: ReceiverOptions): Receiver {
+  const { queue } = options;
+  if (queue === undefined) throw new TypeError('Queue mode builds its receiver with a queue.');
+  return createQueueReceiver({ ...options, queue });
+}
+
 /**
  * Creates a Cloudflare Workers module worker in queue mode (Cloudflare Queues and D1): `fetch`
  * verifies each delivery, claims its identity (in D1 with `dedupe`) and sends the alert to the
@@ -127,18 +135,23 @@ export function createQueueWorker<Env = Record<string, unknown>>(
     dedupeTtlMs,
     ...receiverOptions
   } = options;
-  const isolate = createIsolateWorker(options, receiverOptions, (env: Env) => {
-    const db = dedupe?.(env);
-    const cloudflare: CloudflareQueue = createCloudflareQueue({
-      producer: producerOf(env),
-      dedupe: db,
-      failed: failedOf?.(env) ?? (db as D1Database),
-      deadLetterQueue,
-      dedupeTtlMs,
-      logger: options.logger,
-    });
-    return { options: { queue: cloudflare.queue }, mode: cloudflare };
-  });
+  const isolate = createIsolateWorker(
+    options,
+    receiverOptions,
+    (env: Env) => {
+      const db = dedupe?.(env);
+      const cloudflare: CloudflareQueue = createCloudflareQueue({
+        producer: producerOf(env),
+        dedupe: db,
+        failed: failedOf?.(env) ?? (db as D1Database),
+        deadLetterQueue,
+        dedupeTtlMs,
+        logger: options.logger,
+      });
+      return { options: { queue: cloudflare.queue }, mode: cloudflare };
+    },
+    createWithQueue,
+  );
   return {
     fetch: isolate.fetch,
     async queue(batch, env) {

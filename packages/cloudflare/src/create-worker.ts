@@ -1,4 +1,8 @@
-import { WORKERS_KEEP_ALIVE_BUDGET_MS, type ReceiverOptions } from '@churn-risk/core';
+import {
+  createReceiver,
+  WORKERS_KEEP_ALIVE_BUDGET_MS,
+  type ReceiverOptions,
+} from '@churn-risk/core';
 import type { D1Database } from './bindings.js';
 import { D1Identities } from './d1-identities.js';
 import {
@@ -79,13 +83,18 @@ export function createWorker<Env = Record<string, unknown>>(
   const budget = {
     keepAliveBudgetMs: receiverOptions.keepAliveBudgetMs ?? WORKERS_KEEP_ALIVE_BUDGET_MS,
   };
-  const isolate = createIsolateWorker(options, receiverOptions, (env: Env) => {
-    if (typeof dedupe !== 'function') {
-      return { options: dedupe === undefined ? budget : { ...budget, dedupe }, mode: undefined };
-    }
-    const store = new D1Identities(dedupe(env));
-    const ttl = dedupeTtlMs === undefined ? {} : { ttlMs: dedupeTtlMs };
-    return { options: { ...budget, dedupe: { store, ...ttl } }, mode: undefined };
-  });
+  const isolate = createIsolateWorker(
+    options,
+    receiverOptions,
+    (env: Env) => {
+      if (typeof dedupe !== 'function') {
+        return { options: dedupe === undefined ? budget : { ...budget, dedupe }, mode: undefined };
+      }
+      const store = new D1Identities(dedupe(env));
+      const ttl = dedupeTtlMs === undefined ? {} : { ttlMs: dedupeTtlMs };
+      return { options: { ...budget, dedupe: { store, ...ttl } }, mode: undefined };
+    },
+    createReceiver,
+  );
   return { fetch: isolate.fetch };
 }

@@ -1,5 +1,4 @@
 import {
-  createReceiver,
   errorResponse,
   IntegrationError,
   refuseUnknownOptions,
@@ -142,12 +141,15 @@ export interface IsolateWorker<Env, Mode> {
 /**
  * The part both workers share. `modeFor(env)` gives the receiver options of the mode (in memory:
  * the budget and dedupe; queue mode: the push queue) and the mode's own state (queue mode's
- * consumer), built with the receiver, once per isolate.
+ * consumer), built with the receiver by `create`, once per isolate. `create` is
+ * `createReceiver` in memory mode and `createQueueReceiver` in queue mode, so that a queue-mode
+ * worker's bundle holds no in-memory queue.
  */
 export function createIsolateWorker<Env, Mode>(
   options: WorkerBaseOptions<Env>,
   receiverOptions: Omit<ReceiverOptions, 'secret'>,
   modeFor: (env: Env) => { options: Partial<ReceiverOptions>; mode: Mode },
+  create: (options: ReceiverOptions) => Receiver,
 ): IsolateWorker<Env, Mode> {
   const { secret, setup, logger: log } = options;
   let built: { receiver: Receiver; mode: Mode } | undefined;
@@ -155,7 +157,7 @@ export function createIsolateWorker<Env, Mode>(
   const build = (env: Env): { receiver: Receiver; mode: Mode } => {
     if (built !== undefined) return built;
     const { options: modeOptions, mode } = modeFor(env);
-    const receiver = createReceiver({
+    const receiver = create({
       ...receiverOptions,
       ...modeOptions,
       concurrency: UNBOUNDED,

@@ -1,4 +1,4 @@
-export { createReceiver } from './create-receiver.js';
+export { createQueueReceiver, createReceiver } from './create-receiver.js';
 export type {
   AcceptOptions,
   AcceptResult,
@@ -49,6 +49,7 @@ export type {
   HeadersInput,
   Receiver,
   ReceiverHealth,
+  QueueReceiverOptions,
   ReceiverOptions,
   ReceiverRequest,
   ReceiverResult,

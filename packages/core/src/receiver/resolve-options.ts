@@ -5,7 +5,7 @@ import { MIN_SWEEP_BUDGET_MS, type AlertQueue } from './alert-queue.js';
 import { refuseUnknownOptions } from '../options/known-options.js';
 import { integerOption } from './integer-option.js';
 import { DEFAULT_KEEP_ALIVE_BUDGET_MS } from './keep-alive.js';
-import { createMemoryQueue, MEMORY_QUEUE_DEFAULTS } from './memory-queue.js';
+import { MEMORY_QUEUE_DEFAULTS } from './memory-queue.js';
 import { resolveRetryPolicy } from './retry-policy.js';
 import type { RetryPolicy } from './try-types.js';
 import type { ReceiverOptions } from './types.js';
@@ -61,6 +61,13 @@ export interface ResolvedOptions {
   keepAliveBudgetMs: number | undefined;
   now: () => number;
 }
+
+/**
+ * The queue of a receiver created without a `queue` option: `createReceiver`'s is the in-memory
+ * queue, made of `maxQueue` and `dedupe`; `createQueueReceiver` has none (the option is required),
+ * so that a bundle of it holds no in-memory queue.
+ */
+export type DefaultQueue = (options: ReceiverOptions, now: () => number) => AlertQueue;
 
 /** Checks the `queue` and `consume` options against the others. */
 function checkQueue(options: ReceiverOptions, mode: 'async' | 'sync'): AlertQueue | undefined {
@@ -143,13 +150,17 @@ function headerName(name: string, value: string): string {
  * Fills in the defaults and rejects bad configuration with a `TypeError` at creation time (a
  * missing or empty secret, a negative limit), never at the first delivery.
  */
-export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
+export function resolveOptions(
+  options: ReceiverOptions,
+  defaultQueue: DefaultQueue | undefined,
+  name = 'createReceiver',
+): ResolvedOptions {
   if (typeof (options as unknown) !== 'object' || (options as unknown) === null) {
-    throw new TypeError('createReceiver needs an options object with a `secret`.');
+    throw new TypeError(`${name} needs an options object with a \`secret\`.`);
   }
-  refuseUnknownOptions('createReceiver', options, RECEIVER_OPTION_KEYS, {
-    onError: 'onError is a method: call receiver.onError(fn) after createReceiver',
-    onRejected: 'onRejected is a method: call receiver.onRejected(fn) after createReceiver',
+  refuseUnknownOptions(name, options, RECEIVER_OPTION_KEYS, {
+    onError: `onError is a method: call receiver.onError(fn) after ${name}`,
+    onRejected: `onRejected is a method: call receiver.onRejected(fn) after ${name}`,
     handlers: "handlers are registered with receiver.on('churn_risk_alert', handler)",
   });
   secretKeys(options.secret); // throws TypeError for a missing or empty secret
@@ -159,12 +170,13 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
   if (typeof (now as unknown) !== 'function')
     throw new TypeError('now must be a function returning milliseconds.');
 
-  const queue =
-    checkQueue(options, mode) ??
-    createMemoryQueue({
-      ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
-      dedupe: options.dedupe === false ? false : { ...options.dedupe, now },
-    });
+  const queue = checkQueue(options, mode) ?? defaultQueue?.(options, now);
+  if (queue === undefined) {
+    throw new TypeError(
+      `${name} needs a queue (createSqsQueue, createRedisQueue, createDurableQueue...); ` +
+        'for the in-memory queue, use createReceiver.',
+    );
+  }
 
   return {
     secret: options.secret,

@@ -153,6 +153,19 @@ export interface ReceiverOptions {
   now?: () => number;
 }
 
+/**
+ * Options of `createQueueReceiver`: those of `createReceiver` with `queue` required, and without
+ * `maxQueue` and `dedupe`, which configure the in-memory queue (the durable queue de-duplicates
+ * and bounds itself).
+ */
+export interface QueueReceiverOptions extends Omit<
+  ReceiverOptions,
+  'queue' | 'maxQueue' | 'dedupe'
+> {
+  /** The durable queue: `createSqsQueue`, `createRedisQueue`, `createPostgresQueue`, `createDurableQueue`... */
+  queue: AlertQueue;
+}
+
 /** A framework-free request: what an adapter hands to `receiver.handle`. */
 export interface ReceiverRequest {
   method: string;
