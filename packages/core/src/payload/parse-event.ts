@@ -1,7 +1,7 @@
 import { DeliveryRejectedError } from '../errors/delivery-rejected-error.js';
 import {
-  churnRiskAlertSchema,
   eventSchemas,
+  UTC_DATE_TIME,
   type ChurnRiskAlert,
   type WebhookEventMap,
   type WebhookEventName,
@@ -9,13 +9,6 @@ import {
 import { issueMessages } from './issue-messages.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * The pattern of the schema's `z.iso.datetime()` itself (UTC `Z`, any fraction of a second), so
- * both agree. Read from the schema, not from zod's `regexes` namespace, which a bundler keeps whole.
- * Should a zod version not expose it, a pattern that matches nothing sends every alert to zod.
- */
-const DATETIME: RegExp = churnRiskAlertSchema.shape.triggeredAt.def.pattern ?? /(?!)/;
 
 /**
  * True when `json` (a parsed JSON object whose `event` is `churn_risk_alert`) passes every check of
@@ -34,7 +27,7 @@ export function isValidAlert(json: object): boolean {
   if (!Array.isArray(signals)) return false;
   for (const signal of signals as unknown[]) if (typeof signal !== 'string') return false;
   if (typeof recommendation !== 'string') return false;
-  return typeof triggeredAt === 'string' && DATETIME.test(triggeredAt);
+  return typeof triggeredAt === 'string' && UTC_DATE_TIME.test(triggeredAt);
 }
 
 /** The identity of an alert: a retried delivery carries the same payload, hence the same id. */
