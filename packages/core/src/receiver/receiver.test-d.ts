@@ -1,5 +1,8 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
+  createDurableQueue,
+  createMemoryStore,
+  createQueueReceiver,
   createReceiver,
   type AlertContext,
   type ChurnRiskAlert,
@@ -37,5 +40,16 @@ describe('receiver types', () => {
     expectTypeOf(receiver.handle).returns.resolves.toEqualTypeOf<ReceiverResult>();
     expectTypeOf(receiver.fetch).returns.resolves.toEqualTypeOf<Response>();
     expectTypeOf(receiver.maxBodyBytes).toBeNumber();
+  });
+
+  it('createQueueReceiver needs a queue, takes no in-memory queue option, and gives a Receiver', () => {
+    const queue = createDurableQueue(createMemoryStore());
+    expectTypeOf(createQueueReceiver({ secret: 'whsec_types', queue })).toEqualTypeOf<Receiver>();
+    // @ts-expect-error: the queue is required
+    createQueueReceiver({ secret: 'whsec_types' });
+    // @ts-expect-error: dedupe configures the in-memory queue
+    createQueueReceiver({ secret: 'whsec_types', queue, dedupe: false });
+    // @ts-expect-error: so does maxQueue
+    createQueueReceiver({ secret: 'whsec_types', queue, maxQueue: 10 });
   });
 });
