@@ -140,10 +140,16 @@ export function createQueueWorker<Env = Record<string, unknown>>(
     receiverOptions,
     (env: Env) => {
       const db = dedupe?.(env);
+      const failed = failedOf?.(env) ?? db;
+      // checkQueueOptions made sure one of the two is given; an env without the binding lands here.
+      if (failed === undefined)
+        throw new TypeError(
+          'createQueueWorker needs a D1 binding for failed alerts: env.CHURN_RISK_DB.',
+        );
       const cloudflare: CloudflareQueue = createCloudflareQueue({
         producer: producerOf(env),
         dedupe: db,
-        failed: failedOf?.(env) ?? (db as D1Database),
+        failed,
         deadLetterQueue,
         dedupeTtlMs,
         logger: options.logger,
