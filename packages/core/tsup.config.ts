@@ -14,6 +14,7 @@ export default defineConfig({
     'node-request-web': 'src/receiver/node-request-web.ts',
     'receiver-verifier': 'src/signature/receiver-verifier.ts',
     'receiver-verifier-workerd': 'src/signature/receiver-verifier-workerd.ts',
+    'receiver-verifier-node': 'src/signature/receiver-verifier-node.ts',
     // Internal entries, so that the client, the wire schemas and the batcher (classic zod) get
     // files of their own that `index.js` re-exports: a bundler drops a file none of whose exports
     // are used (`"sideEffects": false`), so a receiver's bundle holds none of them (SPEC 18).

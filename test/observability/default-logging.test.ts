@@ -175,7 +175,7 @@ describe('default logging of 400 and 413 refusals: summarised like 401, per stat
     expect(consoleSpies.error.mock.calls).toEqual([
       [
         expect.stringMatching(
-          /^\[churn-risk\] 1 delivery refused with 400 since 2026-05-04T10:00:00\.000Z \(INVALID_PAYLOAD x1\)\. INVALID_PAYLOAD: a correctly signed body that is not a valid alert/,
+          /^\[churn-risk\] 1 delivery refused with 400 since 2026-05-04T10:00:00\.000Z \(INVALID_PAYLOAD x1\)\. INVALID_PAYLOAD: a signed body that is not a valid alert/,
         ),
         { status: 400, count: 1, codes: { INVALID_PAYLOAD: 1 } },
       ],

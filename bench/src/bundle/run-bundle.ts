@@ -12,13 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { formatBytes, formatNumber, markdownTable, median } from '../lib/table.js';
 import type { BenchResult, BenchSettings } from '../lib/types.js';
-import {
-  bundleReadme,
-  CASES,
-  GZIP_BUDGET_BYTES,
-  QUEUE_MODE_CASE,
-  type ReadmeBundle,
-} from './readme-bundles.js';
+import { bundleReadme, CASES, GZIP_BUDGET_BYTES, type ReadmeBundle } from './readme-bundles.js';
 
 /** Milliseconds a fresh Node process takes to `import()` the module at `path`. */
 async function importMs(path: string): Promise<number> {
@@ -64,7 +58,7 @@ async function importTimes(
 
 export async function runBundle(settings: BenchSettings): Promise<BenchResult> {
   const bundles: ReadmeBundle[] = [];
-  for (const entry of [...CASES, QUEUE_MODE_CASE]) bundles.push(await bundleReadme(entry));
+  for (const entry of CASES) bundles.push(await bundleReadme(entry));
 
   const dir = mkdtempSync(join(tmpdir(), 'churn-risk-bench-bundle-'));
   let times: Record<string, number[]>;

@@ -32,24 +32,24 @@ function storeFix(storeError: string): string {
 /** The usual cause of each summarised code, named in its status's summary line. */
 const REFUSAL_CAUSES: Partial<Record<WebhookErrorCode, string>> = {
   INVALID_SIGNATURE:
-    'INVALID_SIGNATURE: check that `secret` is the signing secret the service shows for this ' +
-    'endpoint (while rotating, pass both) and that no body parser re-serialised the body.',
+    "INVALID_SIGNATURE: `secret` is not this endpoint's signing secret (while rotating, pass " +
+    'both), or a body parser re-serialised the body.',
   MISSING_SIGNATURE:
-    'MISSING_SIGNATURE: a proxy dropped the signature header, or the sender names it otherwise ' +
+    'MISSING_SIGNATURE: a proxy dropped the signature header, or it has another name ' +
     '(`signatureHeader`).',
   MISSING_TIMESTAMP:
-    'MISSING_TIMESTAMP: a proxy dropped the timestamp header, or the sender names it otherwise ' +
+    'MISSING_TIMESTAMP: a proxy dropped the timestamp header, or it has another name ' +
     '(`timestampHeader`).',
   INVALID_TIMESTAMP: 'INVALID_TIMESTAMP: the sender is not the churn-risk service.',
   TIMESTAMP_OUT_OF_TOLERANCE:
     "TIMESTAMP_OUT_OF_TOLERANCE: this server's clock is off (check NTP), or a delivery was replayed.",
   PAYLOAD_TOO_LARGE:
-    'PAYLOAD_TOO_LARGE: a body over `maxBodyBytes` (an alert is a few hundred bytes): something ' +
-    'other than the churn-risk service posts to this URL, or `maxBodyBytes` is set too low.',
+    'PAYLOAD_TOO_LARGE: a body over `maxBodyBytes` (alerts are a few hundred bytes): another ' +
+    'sender posts to this URL, or `maxBodyBytes` is too low.',
   INVALID_PAYLOAD:
-    'INVALID_PAYLOAD: a correctly signed body that is not a valid alert: the service sends a ' +
-    'payload this version does not know (update @churn-risk/core), or another sender signs with ' +
-    'this secret (a `logger` gets what was wrong with each one).',
+    'INVALID_PAYLOAD: a signed body that is not a valid alert: a payload this version does not ' +
+    'know (update @churn-risk/core), or another sender with this secret (a `logger` shows what ' +
+    'was wrong with each).',
 };
 
 /** The statuses the default log summarises, instead of writing each refusal. */

@@ -41,12 +41,17 @@ export interface WorkQueue {
 // Captured at load: the deferral below is a scheduling detail, not a timer that a test's fake
 // clock (vi.useFakeTimers and the like) should hold back. Edge runtimes may define `setImmediate`
 // as a stub that throws (Next.js does): there, and wherever it throws, setTimeout is used.
-const isEdgeRuntime = typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === 'string';
-let realSetImmediate: ((fn: () => void) => unknown) | undefined =
-  !isEdgeRuntime && typeof globalThis.setImmediate === 'function'
+// Read in functions marked free of side effects, so that a bundle without the in-memory queue
+// (`createQueueReceiver`) drops them with the rest of this file.
+function loadSetImmediate(): ((fn: () => void) => unknown) | undefined {
+  const isEdgeRuntime = typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === 'string';
+  return !isEdgeRuntime && typeof globalThis.setImmediate === 'function'
     ? globalThis.setImmediate
     : undefined;
-const realSetTimeout = globalThis.setTimeout;
+}
+const loadSetTimeout = (): typeof setTimeout => globalThis.setTimeout;
+let realSetImmediate = /* @__PURE__ */ loadSetImmediate();
+const realSetTimeout = /* @__PURE__ */ loadSetTimeout();
 
 /**
  * Runs `fn` on a later turn of the event loop, after the current I/O: in async mode the answer is

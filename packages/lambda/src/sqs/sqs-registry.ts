@@ -45,6 +45,6 @@ function consumerOf(event: SqsEvent): SqsConsumer {
   const known = [...attached].map((consumer) => consumer.queueUrl).join(', ') || 'none';
   throw new TypeError(
     `An SQS event from ${arn}, which no receiver of this function consumes (its SQS queues: ` +
-      `${known}). Give createReceiver({ queue: createSqsQueue({ queueUrl }) }) that queue's URL.`,
+      `${known}). Give the receiver's createSqsQueue({ queueUrl }) that queue's URL.`,
   );
 }

@@ -1,8 +1,94 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { churnRiskAlertSchema, UTC_DATE_TIME } from './alert-schema.js';
+import en from 'zod/v4/locales/en.js';
+import { createTestAlert } from '../testing/test-delivery.js';
+import { churnRiskAlertSchema, riskTierSchema, UTC_DATE_TIME } from './alert-schema.js';
+import { issueMessages } from './issue-messages.js';
 import { parseEvent } from './parse-event.js';
+
+/**
+ * The alert schema as zod's own checks write it (`z.minLength`, `z.gte`, `z.lte`,
+ * `z.iso.datetime()`): the oracle of the schema's hand-written checks.
+ */
+const reference = z.looseObject({
+  event: z.literal('churn_risk_alert'),
+  userId: z.string().check(z.minLength(1)),
+  score: z.number().check(z.gte(0), z.lte(1)),
+  tier: riskTierSchema,
+  signals: z.array(z.string()),
+  recommendation: z.string(),
+  triggeredAt: z.iso.datetime(),
+});
+
+/** An issue as messages and callers see it (zod's own also carries the check instance). */
+const shown = (issues: readonly object[] | undefined) =>
+  issues?.map((issue) => {
+    const { inst: _inst, pattern: _pattern, ...rest } = issue as Record<string, unknown>;
+    return rest;
+  });
+
+interface Issue {
+  code: string;
+  path: PropertyKey[];
+}
+
+/**
+ * zod's issues less those its length check adds after a field's type was already refused (it
+ * also measures a non-string with a `length`: `userId: []` gets "expected array to have >=1
+ * items" besides "expected string"). Core's checks run only on a value of the field's type.
+ */
+const withoutAfterWrongType = <T extends Issue>(issues: readonly T[] | undefined) =>
+  issues?.filter(
+    (issue, i) =>
+      !issues
+        .slice(0, i)
+        .some(
+          (before) =>
+            before.code === 'invalid_type' && before.path.join('.') === issue.path.join('.'),
+        ),
+  );
+
+describe("the alert schema's checks against zod's own", () => {
+  it('decide and raise every issue as the schema written with zod checks does', () => {
+    const english = en().localeError;
+    const near = fc.oneof(
+      fc.double({ min: -0.5, max: 1.5, noNaN: true }),
+      fc.constantFrom(
+        0,
+        1,
+        -0,
+        -1e-12,
+        1 + 1e-12,
+        '',
+        'u',
+        '2026-01-15T12:00:00Z',
+        '2026-02-30T00:00:00Z',
+      ),
+      fc.jsonValue({ maxDepth: 1 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.record({ userId: near, score: near, triggeredAt: near }, { requiredKeys: [] }),
+        (fields) => {
+          const json = { ...createTestAlert(), ...fields };
+          const ours = churnRiskAlertSchema.safeParse(json, { error: english });
+          const zods = reference.safeParse(json, { error: english });
+          expect(ours.success).toBe(zods.success);
+          expect(shown(ours.error?.issues)).toEqual(
+            shown(withoutAfterWrongType(zods.error?.issues)),
+          );
+          // And core's own English wording (no locale loaded) says the same.
+          const worded = churnRiskAlertSchema.safeParse(json, { error: issueMessages });
+          expect(worded.error?.issues.map((issue) => issue.message)).toEqual(
+            ours.error?.issues.map((issue) => issue.message),
+          );
+        },
+      ),
+      { numRuns: 5_000 },
+    );
+  });
+});
 
 /**
  * The oracle: zod's own ISO date-time check, which the schema used before `UTC_DATE_TIME` (zod
