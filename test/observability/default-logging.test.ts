@@ -68,7 +68,7 @@ describe('default logging of 401 refusals: one summary line a minute at most', (
     expect(consoleSpies.error).toHaveBeenCalledOnce();
     expect(consoleSpies.error.mock.calls[0]).toEqual([
       expect.stringMatching(
-        /^\[churn-risk\] 1 delivery refused with 401 since 2026-05-04T10:00:00\.000Z \(INVALID_SIGNATURE x1\)\. INVALID_SIGNATURE: check that `secret` is the signing secret/,
+        /^\[churn-risk\] 1 delivery refused with 401 since 2026-05-04T10:00:00\.000Z \(INVALID_SIGNATURE x1\)\. INVALID_SIGNATURE: `secret` is not this endpoint's signing secret/,
       ),
       { status: 401, count: 1, codes: { INVALID_SIGNATURE: 1 } },
     ]);
