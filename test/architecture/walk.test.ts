@@ -1,7 +1,7 @@
 import { startPostgres, type PostgresServer } from '@churn-risk/postgres/testing';
 import { startRedisServer, type RedisServer } from '@churn-risk/redis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { measureWalk, ROOT, type Mode, type Variant } from './measure.js';
+import { measureWalk, ROOT, type Mode, type Variant, type Walk } from './measure.js';
 import { parseReadmeWalks, readReadmeWalks, type ReadmeWalks } from './readme-walks.js';
 
 // packages/core/README.md's Architecture walks, measured: for one delivery, the source files of
@@ -32,13 +32,19 @@ function servers(): Record<string, string> {
   return { REDIS_URL: redis.url, DATABASE_URL: postgres.url };
 }
 
+/** The walk of one delivery in `mode`, after checking that it was answered 202 and ran once. */
+async function walkOfOne(mode: Mode, variant: Variant): Promise<Walk> {
+  const walk = await measureWalk(mode, variant, servers());
+  expect(walk.status).toBe(202);
+  expect(walk.handlerRuns).toBe(1);
+  return walk;
+}
+
 describe('the README walk of one delivery in memory mode', () => {
   it(
     'is the numbered list, and at most 12 files',
     async () => {
-      const walk = await measureWalk('memory', 'succeeds', servers());
-      expect(walk.status).toBe(202);
-      expect(walk.handlerRuns).toBe(1);
+      const walk = await walkOfOne('memory', 'succeeds');
       expect(readme.memoryCount).toBe(readme.memory.length);
       expect(walk.ran).toEqual(sorted(readme.memory));
       expect(walk.ran.length).toBeLessThanOrEqual(12);
@@ -49,9 +55,7 @@ describe('the README walk of one delivery in memory mode', () => {
   it(
     'with a handler that fails its try: the list and the files the README says it adds',
     async () => {
-      const walk = await measureWalk('memory', 'fails', servers());
-      expect(walk.status).toBe(202);
-      expect(walk.handlerRuns).toBe(1);
+      const walk = await walkOfOne('memory', 'fails');
       expect(readme.memoryFailingAdds).not.toEqual([]);
       expect(walk.ran).toEqual(sorted([...readme.memory, ...readme.memoryFailingAdds]));
     },
@@ -88,9 +92,7 @@ describe('the README walks of the other modes', () => {
     async (mode, variant) => {
       const stated = readme.table[mode]?.[variant];
       expect(stated, `the README's table has no ${mode} column`).toBeDefined();
-      const walk = await measureWalk(mode, variant, servers());
-      expect(walk.status).toBe(202);
-      expect(walk.handlerRuns).toBe(1);
+      const walk = await walkOfOne(mode, variant);
       expect(walk.ran).toEqual(sorted(stated?.files ?? []));
       expect(walk.ran.length).toBe(stated?.count);
     },

@@ -145,11 +145,11 @@ export interface IsolateWorker<Env, Mode> {
  * `createReceiver` in memory mode and `createQueueReceiver` in queue mode, so that a queue-mode
  * worker's bundle holds no in-memory queue.
  */
-export function createIsolateWorker<Env, Mode>(
+export function createIsolateWorker<Env, Mode, ModeOptions extends Partial<ReceiverOptions>>(
   options: WorkerBaseOptions<Env>,
   receiverOptions: Omit<ReceiverOptions, 'secret'>,
-  modeFor: (env: Env) => { options: Partial<ReceiverOptions>; mode: Mode },
-  create: (options: ReceiverOptions) => Receiver,
+  modeFor: (env: Env) => { options: ModeOptions; mode: Mode },
+  create: (options: ReceiverOptions & ModeOptions) => Receiver,
 ): IsolateWorker<Env, Mode> {
   const { secret, setup, logger: log } = options;
   let built: { receiver: Receiver; mode: Mode } | undefined;
