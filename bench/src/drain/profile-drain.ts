@@ -2,7 +2,8 @@
  * A quick look at the Redis drain (not part of `pnpm bench`; after `pnpm build`): one process
  * stores N alerts through a side's producer, then drains them with that side's consumer, for our
  * side and BullMQ's `Worker` in alternating rounds on one redis-server; prints each round's
- * alerts/s and this process's CPU per alert during the drain. `--profile` writes a CPU profile of
+ * alerts/s and this process's CPU per alert during the drain (`--only=ours` or `--only=bullmq`: one
+ * side). `--profile` writes a CPU profile of
  * each side's last drain to bench/results/prof/drain-<side>.cpuprofile (inspector Profiler).
  *
  *   node --import tsx bench/src/drain/profile-drain.ts [n=20000] [rounds=3] [--profile]
@@ -20,6 +21,7 @@ const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const n = Number(args[0] ?? 20_000);
 const rounds = Number(args[1] ?? 3);
 const profile = process.argv.includes('--profile');
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 
 async function drainOnce(side: Side, url: string, namespace: string, record: string | false) {
   const producer = await side.producer({ url, namespace });
@@ -43,6 +45,7 @@ async function drainOnce(side: Side, url: string, namespace: string, record: str
   if (session !== undefined) {
     session.connect();
     await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 50 }); // µs: a short drain has few samples at the default 1 ms
     await session.post('Profiler.start');
   }
   const cpu = process.cpuUsage();
@@ -74,6 +77,7 @@ await withBenchRedis(async (redis) => {
       ['ours', ours],
       ['bullmq', bullmq],
     ] as const) {
+      if (only !== undefined && only !== name) continue;
       const result = await drainOnce(
         side,
         url,

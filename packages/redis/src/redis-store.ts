@@ -64,6 +64,9 @@ function fetchedJob(result: unknown): { json: JobJson; id: string } | undefined 
   return { json: json as JobJson, id };
 }
 
+/** A completion that took nothing next. */
+const NOTHING_NEXT: CompleteAndTake = Object.freeze({ completed: true, next: undefined });
+
 class BullMqAlertStore implements RedisAlertStore {
   readonly kind = 'redis';
   readonly bullQueue: Queue<AlertJobData>;
@@ -135,28 +138,46 @@ class BullMqAlertStore implements RedisAlertStore {
     });
   }
 
-  async completeAndTake(id: string, token: string, next: TakeOptions): Promise<CompleteAndTake> {
-    let fetched: { json: JobJson; id: string; lockToken: string } | undefined;
-    const completed = await this.#finish(id, token, async (lease) => {
-      // BullMQ's fetchNext: the completion and the take of the next due job are one script, one
-      // round trip. The next job is locked with the completing token (its lock token from now on),
-      // for the worker's lockDuration (our leaseMs). BullMQ answers with the next job's raw data,
-      // which the public Job.fromJSON turns into a Job (what the Worker's protected
-      // nextJobFromJobData does, without the job-scheduler bookkeeping we do not use).
-      const result = await lease.job.moveToCompleted(undefined, lease.lockToken, !this.#stopped);
-      const job = fetchedJob(result);
-      if (job !== undefined) fetched = { ...job, lockToken: lease.lockToken };
-      return true;
-    });
-    if (fetched !== undefined) {
-      const job = Job.fromJSON<AlertJobData>(this.#consume().worker, fetched.json, fetched.id);
-      return { completed, next: await this.#handOut(job, next, fetched.lockToken) };
-    }
-    // Completed with nothing due, or stopping: no take. Refused: a take all the same, at once.
-    if (completed || this.#stopped) return { completed, next: undefined };
-    const job = (await this.#consume().worker.getNextJob(next.token, { block: false })) as
-      Job<AlertJobData> | undefined;
-    return { completed, next: job === undefined ? undefined : await this.#handOut(job, next) };
+  completeAndTake(id: string, token: string, next: TakeOptions): Promise<CompleteAndTake> {
+    const lease = this.#leases.get(id);
+    // Not handed out here under this token (a stale token, or another instance's alert): the
+    // general path, where BullMQ's lock decides.
+    if (lease?.token !== token) return this.#completeThenTake(id, token, next);
+    const { worker } = this.#consume();
+    const { job, lockToken } = lease;
+    // BullMQ's fetchNext: the completion and the take of the next due job are one script, one
+    // round trip, through BullMQ's public backend interface (`IQueueBackend.moveToCompleted`, what
+    // `Job.moveToCompleted` calls, without its tracing wrapper). The next job is locked with the
+    // completing token (its lock token from now on), for the worker's lockDuration (our leaseMs),
+    // and comes back as raw data, which the public `Job.fromJSON` turns into a Job (what the
+    // Worker's protected nextJobFromJobData does, without the job-scheduler bookkeeping we do not
+    // use). This is the drain's hot path: no async layer of our own (`pnpm bench drain`).
+    // Every job this store adds sets removeOnComplete; `false` keeps a job added without it, as
+    // BullMQ does for an unset one (the worker sets none).
+    const keep = job.opts.removeOnComplete ?? false;
+    return worker
+      .getBackend()
+      .moveToCompleted(job, undefined, keep, lockToken, !this.#stopped)
+      .then(
+        ({ result }) => {
+          this.#leases.delete(id);
+          const fetched = fetchedJob(result);
+          if (fetched === undefined) return NOTHING_NEXT;
+          const nextJob = Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
+          if (next.leaseMs === this.#options.leaseMs) {
+            return { completed: true, next: this.#record(nextJob, next.token, lockToken) };
+          }
+          return this.#handOut(nextJob, next, lockToken).then((alert) => ({
+            completed: true,
+            next: alert,
+          }));
+        },
+        async (error: unknown) => {
+          if (!(await this.#lost(lease))) throw error;
+          this.#leases.delete(id);
+          return this.#takeAfterRefusal(next);
+        },
+      );
   }
 
   scheduleRetry(id: string, token: string, verdict: RetryVerdict): Promise<boolean> {
@@ -282,18 +303,54 @@ class BullMqAlertStore implements RedisAlertStore {
     return this.#consumer;
   }
 
+  /**
+   * `completeAndTake` of an alert this instance did not hand out under `token`: the completion
+   * (BullMQ's lock decides), then, as one script, the take of the next.
+   */
+  async #completeThenTake(id: string, token: string, next: TakeOptions): Promise<CompleteAndTake> {
+    let fetched: { json: JobJson; id: string; lockToken: string } | undefined;
+    const completed = await this.#finish(id, token, async (lease) => {
+      const result = await lease.job.moveToCompleted(undefined, lease.lockToken, !this.#stopped);
+      const job = fetchedJob(result);
+      if (job !== undefined) fetched = { ...job, lockToken: lease.lockToken };
+      return true;
+    });
+    if (fetched !== undefined) {
+      const job = Job.fromJSON<AlertJobData>(this.#consume().worker, fetched.json, fetched.id);
+      return { completed, next: await this.#handOut(job, next, fetched.lockToken) };
+    }
+    if (completed) return NOTHING_NEXT;
+    return this.#takeAfterRefusal(next);
+  }
+
+  /** A completion refused (its lease was lost): a take all the same, at once (none once stopping). */
+  async #takeAfterRefusal(next: TakeOptions): Promise<CompleteAndTake> {
+    if (this.#stopped) return { completed: false, next: undefined };
+    const job = (await this.#consume().worker.getNextJob(next.token, { block: false })) as
+      Job<AlertJobData> | undefined;
+    return {
+      completed: false,
+      next: job === undefined ? undefined : await this.#handOut(job, next),
+    };
+  }
+
   /** Records the lease of a job just taken and hands it out, leased for `leaseMs`. */
   async #handOut(
     job: Job<AlertJobData>,
     options: TakeOptions,
     lockToken = options.token,
   ): Promise<StoredAlert> {
-    const id = String(job.id);
     if (options.leaseMs !== this.#options.leaseMs) {
       await job.extendLock(lockToken, options.leaseMs); // BullMQ locked it for our leaseMs
     }
+    return this.#record(job, options.token, lockToken);
+  }
+
+  /** Records the lease of a job just taken, locked for `leaseMs`, and hands it out. */
+  #record(job: Job<AlertJobData>, token: string, lockToken: string): StoredAlert {
+    const id = String(job.id);
     const data = job.data;
-    this.#leases.set(id, { job, token: options.token, lockToken, data });
+    this.#leases.set(id, { job, token, lockToken, data });
     return {
       id,
       entry: toQueuedAlert(data),

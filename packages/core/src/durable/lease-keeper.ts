@@ -29,6 +29,8 @@ export class HeldLease implements TryLease, Taken {
   renewAt: number;
   /** The alert a completion took next, if any. */
   next: Taken | undefined;
+  /** The token the completion's take of the next alert was made with. */
+  nextToken: string | undefined;
   readonly #logger: Logger;
   #controller: AbortController | undefined;
   #lost: Error | undefined;

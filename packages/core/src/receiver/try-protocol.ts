@@ -216,7 +216,8 @@ export function reportTry(input: TryInput, attempt: number, verdict: TryVerdict)
  * queue): `runTry`, then `apply` stores the verdict and answers whether it went through (false once
  * the lease was lost). A failed alert is reported (`onError`) only after `apply` went through, so
  * exactly once. An alert that stalled more than `maxStalls` times is failed without a try. Never
- * rejects unless `apply` does (then nothing is reported).
+ * rejects (or throws) unless `apply` does (then nothing is reported); what it resolves with means
+ * nothing.
  */
 export function runStoredTry(
   input: TryInput,
@@ -224,7 +225,7 @@ export function runStoredTry(
   maxStalls: number,
   apply: (verdict: TryVerdict) => Promise<boolean>,
   lease?: TryLease,
-): Promise<void> {
+): Promise<unknown> {
   if (stored.stalls > maxStalls) {
     const error = new AlertStalledError(stored.stalls);
     const failed: TryVerdict = {
@@ -243,16 +244,20 @@ export function runStoredTry(
   return verdict.then((settled) => applyStored(input, stored.tries, settled, apply));
 }
 
-/** `apply`, then the report of a `failed` verdict that went through. */
-async function applyStored(
+/**
+ * `apply`, then the report of a `failed` verdict that went through. Any other verdict resolves
+ * with `apply`'s own promise: no layer of its own on the durable queues' hot path.
+ */
+function applyStored(
   input: TryInput,
   tries: number,
   verdict: TryVerdict,
   apply: (verdict: TryVerdict) => Promise<boolean>,
-): Promise<void> {
-  if ((await apply(verdict)) && verdict.outcome === 'failed') {
-    await reportTry(input, tries, verdict);
-  }
+): Promise<unknown> {
+  // A throw of `apply` goes to the caller as it is (both callers await inside a try).
+  const applied = apply(verdict);
+  if (verdict.outcome !== 'failed') return applied;
+  return applied.then((went) => (went ? reportTry(input, tries, verdict) : undefined));
 }
 
 /**

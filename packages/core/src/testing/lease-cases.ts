@@ -114,6 +114,29 @@ export function leaseCases({ run, accepted, takeOne, takeOver, leaseMs }: StoreC
     },
   );
 
+  run(
+    'completeAndTake by a taker whose lease was taken over is refused, and takes the next',
+    async ({ a, b }) => {
+      await accepted(a, 1);
+      const first = await takeOne(a, 'a');
+      await sleep(leaseMs + 50);
+      const second = await takeOver(b, 'b', 60_000);
+      same(second.id, first.id, 'the same alert taken over');
+      const [waiting] = await accepted(a, 1);
+      // The first thing `a` writes after losing the lease: a store that remembers what it handed
+      // out must still ask who holds the alert now.
+      const late = await a.completeAndTake(first.id, first.token, {
+        token: token('a'),
+        leaseMs: 60_000,
+      });
+      same(late.completed, false, 'completeAndTake with the lost lease');
+      same(late.next?.entry.id, waiting?.id, 'its take happens all the same');
+      same(await b.extend(second.id, second.token, 60_000), true, 'the new holder keeps it');
+      same(await b.complete(second.id, second.token), true, 'complete by the new holder');
+      same((await b.counts()).completed, 1, 'completed alerts');
+    },
+  );
+
   run('a write with a stale token is refused', async ({ a, b }) => {
     await accepted(a, 1);
     const first = await takeOne(a, 'a');
