@@ -195,8 +195,7 @@ export class AlertRunner {
   #took(lease: HeldLease, result: boolean | CompleteAndTake): boolean {
     if (typeof result === 'boolean') return result;
     const { next } = result;
-    lease.next =
-      next === undefined ? undefined : { taken: next, token: lease.nextToken as string };
+    lease.next = next === undefined ? undefined : { taken: next, token: lease.nextToken as string };
     return result.completed;
   }
 }
