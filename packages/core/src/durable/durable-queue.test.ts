@@ -209,6 +209,40 @@ describe('createDurableQueue', () => {
     await receiver.close();
   });
 
+  it('writes a verdict again when the store throws instead of rejecting', async () => {
+    const inner = createMemoryStore();
+    let throws = 2;
+    // A store written without async: its completion throws synchronously twice, then works.
+    const store = new Proxy(inner, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target) as unknown;
+        if (typeof value !== 'function') return value;
+        const method = (value as (...args: unknown[]) => unknown).bind(target);
+        if (key !== 'completeAndTake' && key !== 'complete') return method;
+        return (...args: unknown[]) => {
+          if (throws > 0) {
+            throws--;
+            throw new Error('the store threw');
+          }
+          return method(...args);
+        };
+      },
+    });
+    const logger = recordingLogger();
+    const receiver = receiverOn(store, { logger });
+    let runs = 0;
+    receiver.on('churn_risk_alert', () => {
+      runs++;
+    });
+    await receiver.handle(request());
+    await receiver.drain({ timeoutMs: 5_000 });
+    expect(throws).toBe(0);
+    expect(runs).toBe(1);
+    expect(await inner.counts()).toMatchObject({ completed: 1, active: 0, waiting: 0 });
+    expect(logger.lines.some(([, line]) => /failed unexpectedly/.test(line))).toBe(false);
+    await receiver.close();
+  });
+
   it('answers 503 OVERLOADED when the store does not record the alert within enqueueTimeoutMs', async () => {
     const store = createMemoryStore();
     const hanging = new Proxy(store, {
