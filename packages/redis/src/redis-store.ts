@@ -139,45 +139,14 @@ class BullMqAlertStore implements RedisAlertStore {
   }
 
   completeAndTake(id: string, token: string, next: TakeOptions): Promise<CompleteAndTake> {
-    const lease = this.#leases.get(id);
-    // Not handed out here under this token (a stale token, or another instance's alert): the
-    // general path, where BullMQ's lock decides.
-    if (lease?.token !== token) return this.#completeThenTake(id, token, next);
-    const { worker } = this.#consume();
-    const { job, lockToken } = lease;
-    // BullMQ's fetchNext: the completion and the take of the next due job are one script, one
-    // round trip, through BullMQ's public backend interface (`IQueueBackend.moveToCompleted`, what
-    // `Job.moveToCompleted` calls, without its tracing wrapper). The next job is locked with the
-    // completing token (its lock token from now on), for the worker's lockDuration (our leaseMs),
-    // and comes back as raw data, which the public `Job.fromJSON` turns into a Job (what the
-    // Worker's protected nextJobFromJobData does, without the job-scheduler bookkeeping we do not
-    // use). This is the drain's hot path: no async layer of our own (`pnpm bench drain`).
-    // Every job this store adds sets removeOnComplete; `false` keeps a job added without it, as
-    // BullMQ does for an unset one (the worker sets none).
-    const keep = job.opts.removeOnComplete ?? false;
-    return worker
-      .getBackend()
-      .moveToCompleted(job, undefined, keep, lockToken, !this.#stopped)
-      .then(
-        ({ result }) => {
-          this.#leases.delete(id);
-          const fetched = fetchedJob(result);
-          if (fetched === undefined) return NOTHING_NEXT;
-          const nextJob = Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
-          if (next.leaseMs === this.#options.leaseMs) {
-            return { completed: true, next: this.#record(nextJob, next.token, lockToken) };
-          }
-          return this.#handOut(nextJob, next, lockToken).then((alert) => ({
-            completed: true,
-            next: alert,
-          }));
-        },
-        async (error: unknown) => {
-          if (!(await this.#lost(lease))) throw error;
-          this.#leases.delete(id);
-          return this.#takeAfterRefusal(next);
-        },
-      );
+    const known = this.#leases.get(id);
+    // The hot path, an alert handed out here under this token, stays synchronous up to the write.
+    if (known?.token === token) return this.#completeTaking(id, known, next);
+    // Handed out here under another token (stale): refused; another instance's: BullMQ's lock
+    // decides. A refusal takes all the same.
+    return this.#lease(id, token).then((lease) =>
+      lease === undefined ? this.#takeAfterRefusal(next) : this.#completeTaking(id, lease, next),
+    );
   }
 
   scheduleRetry(id: string, token: string, verdict: RetryVerdict): Promise<boolean> {
@@ -304,23 +273,45 @@ class BullMqAlertStore implements RedisAlertStore {
   }
 
   /**
-   * `completeAndTake` of an alert this instance did not hand out under `token`: the completion
-   * (BullMQ's lock decides), then, as one script, the take of the next.
+   * Completes the alert `lease` holds and takes the next due one. BullMQ's fetchNext: the
+   * completion and the take are one script, one round trip, through BullMQ's public backend
+   * interface (`IQueueBackend.moveToCompleted`, what `Job.moveToCompleted` calls, without its
+   * tracing wrapper). The next job is locked with the completing token (its lock token from now
+   * on), for the worker's lockDuration (our leaseMs), and comes back as raw data, which the public
+   * `Job.fromJSON` turns into a Job (what the Worker's protected nextJobFromJobData does, without
+   * the job-scheduler bookkeeping we do not use). This is the drain's hot path: no async layer of
+   * our own (`pnpm bench drain`). A refusal is a lost lease when BullMQ's lock says so, as in
+   * `#finish`.
    */
-  async #completeThenTake(id: string, token: string, next: TakeOptions): Promise<CompleteAndTake> {
-    let fetched: { json: JobJson; id: string; lockToken: string } | undefined;
-    const completed = await this.#finish(id, token, async (lease) => {
-      const result = await lease.job.moveToCompleted(undefined, lease.lockToken, !this.#stopped);
-      const job = fetchedJob(result);
-      if (job !== undefined) fetched = { ...job, lockToken: lease.lockToken };
-      return true;
-    });
-    if (fetched !== undefined) {
-      const job = Job.fromJSON<AlertJobData>(this.#consume().worker, fetched.json, fetched.id);
-      return { completed, next: await this.#handOut(job, next, fetched.lockToken) };
-    }
-    if (completed) return NOTHING_NEXT;
-    return this.#takeAfterRefusal(next);
+  #completeTaking(id: string, lease: Lease, next: TakeOptions): Promise<CompleteAndTake> {
+    const { worker } = this.#consume();
+    const { job, lockToken } = lease;
+    // Every job this store adds sets removeOnComplete; `false` keeps a job added without it, as
+    // BullMQ does for an unset one (the worker sets none).
+    const keep = job.opts.removeOnComplete ?? false;
+    return worker
+      .getBackend()
+      .moveToCompleted(job, undefined, keep, lockToken, !this.#stopped)
+      .then(
+        ({ result }) => {
+          this.#leases.delete(id);
+          const fetched = fetchedJob(result);
+          if (fetched === undefined) return NOTHING_NEXT;
+          const nextJob = Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
+          if (next.leaseMs === this.#options.leaseMs) {
+            return { completed: true, next: this.#record(nextJob, next.token, lockToken) };
+          }
+          return this.#handOut(nextJob, next, lockToken).then((alert) => ({
+            completed: true,
+            next: alert,
+          }));
+        },
+        async (error: unknown) => {
+          if (!(await this.#lost(lease))) throw error;
+          this.#leases.delete(id);
+          return this.#takeAfterRefusal(next);
+        },
+      );
   }
 
   /** A completion refused (its lease was lost): a take all the same, at once (none once stopping). */

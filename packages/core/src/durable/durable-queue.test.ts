@@ -50,15 +50,20 @@ function receiverOn(
   });
 }
 
-/** `inner`, with `extend` replaced (a process whose renewals no longer reach the store). */
-function withExtend(inner: AlertStore, extend: AlertStore['extend']): AlertStore {
+/** `inner`, with some of its methods replaced (`overrides`), the others bound to it. */
+function withMethods(inner: AlertStore, overrides: Partial<AlertStore>): AlertStore {
   return new Proxy(inner, {
     get(target, key) {
-      if (key === 'extend') return extend;
+      if (Object.hasOwn(overrides, key)) return overrides[key as keyof AlertStore];
       const value = Reflect.get(target, key, target) as unknown;
       return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
     },
   });
+}
+
+/** `inner`, with `extend` replaced (a process whose renewals no longer reach the store). */
+function withExtend(inner: AlertStore, extend: AlertStore['extend']): AlertStore {
+  return withMethods(inner, { extend });
 }
 
 /** Two receivers on one store, with a lease shorter than their handler (which counts its runs). */
@@ -213,20 +218,18 @@ describe('createDurableQueue', () => {
     const inner = createMemoryStore();
     let throws = 2;
     // A store written without async: its completion throws synchronously twice, then works.
-    const store = new Proxy(inner, {
-      get(target, key) {
-        const value = Reflect.get(target, key, target) as unknown;
-        if (typeof value !== 'function') return value;
-        const method = (value as (...args: unknown[]) => unknown).bind(target);
-        if (key !== 'completeAndTake' && key !== 'complete') return method;
-        return (...args: unknown[]) => {
-          if (throws > 0) {
-            throws--;
-            throw new Error('the store threw');
-          }
-          return method(...args);
-        };
-      },
+    const throwing =
+      <A extends unknown[], R>(method: (...args: A) => R) =>
+      (...args: A): R => {
+        if (throws > 0) {
+          throws--;
+          throw new Error('the store threw');
+        }
+        return method(...args);
+      };
+    const store = withMethods(inner, {
+      complete: throwing(inner.complete.bind(inner)),
+      completeAndTake: throwing(inner.completeAndTake.bind(inner)),
     });
     const logger = recordingLogger();
     const receiver = receiverOn(store, { logger });
