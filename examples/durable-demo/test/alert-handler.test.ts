@@ -23,6 +23,8 @@ describe('the worker handler (idempotent by alert identity)', () => {
       event: 'churn_risk_alert',
       signal: new AbortController().signal,
       stalls: 0,
+      handlerId: undefined,
+      idempotencyKey: `${alert.userId}:${alert.triggeredAt}`,
     };
     const lines: string[] = [];
     const log = (line: string): void => {

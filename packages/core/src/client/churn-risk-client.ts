@@ -35,8 +35,25 @@ import type {
   UserTraits,
   WatchedUser,
   WatchOptions,
+  WriteOptions,
 } from './types.js';
 import { parseInput, validationError } from './validate-input.js';
+
+/** An `Idempotency-Key` header value: 1 to 4096 visible ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,4096}$/;
+
+/** The call's `idempotencyKey`, checked; undefined for a fresh one per call. */
+function keyOf(options: WriteOptions): string | undefined {
+  const key = options.idempotencyKey;
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
+    throw validationError(
+      'Invalid argument: options.idempotencyKey must be 1 to 4096 visible ASCII characters',
+      [{ path: 'options.idempotencyKey', message: 'must be 1 to 4096 visible ASCII characters' }],
+    );
+  }
+  return key;
+}
 
 /**
  * The churn-risk API client, SPEC section 5. Every method validates its input before sending
@@ -70,20 +87,29 @@ export class ChurnRiskClient {
   }
 
   /** Merges `traits` into the user's stored traits (`POST /v1/users/{userId}/traits`, 204). */
-  async identify(userId: string, traits: UserTraits, options: CallOptions = {}): Promise<void> {
+  async identify(userId: string, traits: UserTraits, options: WriteOptions = {}): Promise<void> {
     const path = userPath(userId, 'traits');
     const body = parseInput(userTraitsSchema, traits, 'traits');
-    await sendRequest(this.#options, { method: 'POST', path, body, signal: options.signal });
+    const idempotencyKey = keyOf(options);
+    await sendRequest(this.#options, {
+      method: 'POST',
+      path,
+      body,
+      idempotencyKey,
+      signal: options.signal,
+    });
   }
 
   /** Records one event (`POST /v1/events`, 202). */
-  async track(item: BulkEventItem, options: CallOptions = {}): Promise<TrackResult> {
+  async track(item: BulkEventItem, options: WriteOptions = {}): Promise<TrackResult> {
     const body = parseInput(bulkEventItemSchema, item, 'item');
+    const idempotencyKey = keyOf(options);
     const path = '/v1/events';
     const response = await sendRequest(this.#options, {
       method: 'POST',
       path,
       body,
+      idempotencyKey,
       signal: options.signal,
     });
     return { accepted: parseResponse(acceptedResponseSchema, response, `POST ${path}`).accepted };
@@ -95,13 +121,16 @@ export class ChurnRiskClient {
    */
   async trackBulk(
     items: readonly BulkEventItem[],
-    options: CallOptions = {},
+    options: WriteOptions = {},
   ): Promise<TrackResult> {
     const events = parseInput(trackBulkItemsSchema, items, 'items');
+    const key = keyOf(options);
     let accepted = 0;
     for (let start = 0; start < events.length; start += MAX_BULK_EVENTS) {
       const chunk = events.slice(start, start + MAX_BULK_EVENTS);
-      accepted += await this.#postBulk(chunk, undefined, options.signal);
+      const part = start / MAX_BULK_EVENTS;
+      const idempotencyKey = key === undefined || part === 0 ? key : `${key}/${String(part)}`;
+      accepted += await this.#postBulk(chunk, idempotencyKey, options.signal);
     }
     return { accepted };
   }
@@ -154,10 +183,11 @@ export class ChurnRiskClient {
   async watch(
     userId: string,
     watch: WatchOptions,
-    options: CallOptions = {},
+    options: WriteOptions = {},
   ): Promise<WatchedUser> {
     const path = userPath(userId, 'watch');
     const body = parseInput(watchOptionsSchema, watch, 'watch');
+    const idempotencyKey = keyOf(options);
     if (!isAllowedWebhookUrl(body.webhook, this.#options.baseUrlIsLoopback)) {
       throw validationError(
         'Invalid argument: watch.webhook must be an https:// URL (http:// only to a loopback host while the client talks to a loopback service)',
@@ -168,6 +198,7 @@ export class ChurnRiskClient {
       method: 'PUT',
       path,
       body,
+      idempotencyKey,
       signal: options.signal,
     });
     return parseResponse(watchedUserSchema, response, 'PUT /v1/users/{userId}/watch');

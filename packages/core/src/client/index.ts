@@ -16,6 +16,7 @@ export type {
   AtRiskUser,
   BulkEventItem,
   CallOptions,
+  WriteOptions,
   ClientOptions,
   CooldownString,
   EventProperties,

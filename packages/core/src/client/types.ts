@@ -20,6 +20,18 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** Options of one call that writes (`identify`, `track`, `trackBulk`, `watch`). */
+export interface WriteOptions extends CallOptions {
+  /**
+   * The call's `Idempotency-Key`: the service answers a repeat of the key with the first answer
+   * and does not write again. Default: a fresh UUID per call (the same in every retry of the
+   * call). Pass a key that is stable across runs, such as a handler's `context.idempotencyKey`,
+   * so that a run after a takeover or a retry does not write twice. 1 to 4096 visible ASCII
+   * characters. `trackBulk` sends requests of 500 events: the second gets `<key>/1`, and so on.
+   */
+  idempotencyKey?: string | undefined;
+}
+
 export type { RiskTier } from '../payload/alert-schema.js';
 
 /** Traits of a user, merged into the traits the service stores. Values are scalars. */

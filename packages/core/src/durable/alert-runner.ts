@@ -1,3 +1,4 @@
+import { warnAlways } from '../observability/logger.js';
 import type { AlertProcessor } from '../receiver/alert-queue.js';
 import { runStoredTry } from '../receiver/try-protocol.js';
 import type { StoredTry, TryVerdict } from '../receiver/try-types.js';
@@ -83,7 +84,19 @@ export class AlertRunner {
   async #recordStall(processor: AlertProcessor, lease: HeldLease): Promise<boolean> {
     const { taken } = lease;
     try {
-      if (await this.#store.extend(taken.id, lease.token, this.#leaseMs, lease.stalls)) return true;
+      if (await this.#store.extend(taken.id, lease.token, this.#leaseMs, lease.stalls)) {
+        const id = taken.entry.id;
+        if (lease.stalls <= this.#maxStalls) {
+          warnAlways(
+            processor.logger,
+            { id, stalls: lease.stalls, maxStalls: this.#maxStalls },
+            `churn-risk: alert ${id} is taken over: its previous run stopped before its outcome ` +
+              `was stored (stall ${String(lease.stalls)} of at most ${String(this.#maxStalls)}); ` +
+              'its handlers that had not succeeded run again (context.stalls > 0)',
+          );
+        }
+        return true;
+      }
       processor.logger.warn(
         { id: taken.entry.id },
         `churn-risk: the lease on alert ${taken.entry.id} was lost before its try started`,

@@ -1,4 +1,4 @@
-import type { Logger } from '../observability/logger.js';
+import { warnAlways, type Logger } from '../observability/logger.js';
 import type { TryLease } from '../receiver/try-types.js';
 import type { AlertLeaseStore, StoredAlert } from './alert-store.js';
 
@@ -17,7 +17,9 @@ function instanceId(): string {
 /**
  * The lease on one alert whose try runs in this process, as its handlers see it (`TryLease`):
  * `signal` aborts once the lease is lost. The `AbortController` is made only when a handler reads
- * `signal` (most never do).
+ * `signal` (most never do). Each read compares this process's clock with the lease's end, so a
+ * handler that reads it after a freeze sees it aborted even when its own timer runs before the
+ * renewal timer that would have found the lease lost.
  */
 export class HeldLease implements TryLease, Taken {
   readonly taken: StoredAlert;
@@ -45,6 +47,10 @@ export class HeldLease implements TryLease, Taken {
   }
 
   get signal(): AbortSignal {
+    if (this.#lost === undefined) {
+      const now = Date.now();
+      if (now >= this.end) this.lose(`it ended ${String(now - this.end)} ms ago`);
+    }
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
       if (this.#lost !== undefined) this.#controller.abort(this.#lost);
@@ -58,10 +64,12 @@ export class HeldLease implements TryLease, Taken {
     const id = this.taken.entry.id;
     this.#lost = new Error(`The lease on alert ${id} was lost (${why}).`);
     this.#controller?.abort(this.#lost);
-    this.#logger.warn(
+    warnAlways(
+      this.#logger,
       { id },
       `churn-risk: the lease on alert ${id} was lost (${why}; another process may take it ` +
-        'over); this try will not be stored',
+        'over); this try will not be stored. If this recurs, the process is frozen or starved ' +
+        'longer than leaseMs: raise leaseMs, or keep handlers from blocking the event loop',
     );
   }
 }

@@ -86,6 +86,16 @@ export const DEFAULT_RECEIVER_LOGGER: Logger = Object.freeze({
 });
 
 /**
+ * Writes `message` at `warn`. With the default logger, which prints only errors, it goes to
+ * `console.warn` all the same: for what an operator must see without configuring a logger (a
+ * lease lost, an alert taken over, an alert failed as poison).
+ */
+export function warnAlways(logger: Logger, fields: LogFields, message: string): void {
+  if (logger === DEFAULT_RECEIVER_LOGGER) console.warn(`[churn-risk] ${message}`, fields);
+  else logger.warn(fields, message);
+}
+
+/**
  * Wraps a user's logger: a missing method is silent, a logger that throws never breaks the caller,
  * and `this` stays bound (pino's methods need it).
  */

@@ -56,12 +56,3 @@ export async function reportFailure(
   }
   await callErrorHandlers(input, context, error);
 }
-
-/** Reports each handler failure of the last try (`context.attempt`) once. Never rejects. */
-export async function reportFailures(
-  input: TryInput,
-  context: AlertContext,
-  failures: readonly FailedHandler[],
-): Promise<void> {
-  for (const failure of failures) await reportFailure(input, context, failure.error, failure.id);
-}

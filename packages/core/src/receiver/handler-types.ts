@@ -24,6 +24,18 @@ export interface AlertContext {
    * one: above 0, an earlier run may have done part of the work. Always 0 with the in-memory queue.
    */
   stalls: number;
+  /** The id of the handler this context was given to (`on(..., { id })`); undefined without one. */
+  handlerId: string | undefined;
+  /**
+   * A key for a side effect that must happen once: the alert identity and the handler's id
+   * (`<id>/<handlerId>`, or the alert identity alone for a handler without an id; `%`, `/` and
+   * anything but visible ASCII percent-encoded, so that it is a valid header value). The same in
+   * every try and every process that runs this handler for this alert, and different for each
+   * handler: pass it as the idempotency key of an outbound call (the client's
+   * `{ idempotencyKey }`, Stripe's `Idempotency-Key`) so that a run after a takeover or a retry
+   * does not do the side effect twice.
+   */
+  idempotencyKey: string;
 }
 
 /** A handler as the dispatcher sees it (the event map is erased here). */

@@ -4,12 +4,12 @@ import {
   type FailedHandler,
 } from '../errors/handlers-failed-error.js';
 import { defaultShouldRetry, isNonRetryableError } from '../errors/non-retryable-error.js';
-import type { Logger } from '../observability/logger.js';
+import { warnAlways, type Logger } from '../observability/logger.js';
 import type { ReceiverObserver } from '../observability/receiver-observer.js';
 import { fromTraceCarrier } from '../observability/trace-carrier.js';
 import type { ReceiverTelemetry, TryRecord } from '../observability/telemetry.js';
 import type { AlertProcessor } from './alert-queue.js';
-import { describe, reportFailure, reportFailures } from './failure-report.js';
+import { describe, reportFailure } from './failure-report.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import type { AlertContext, HandlerRegistration, QueuedAlert } from './handler-types.js';
 import { isPromiseLike, type MaybePromise } from './maybe-promise.js';
@@ -49,24 +49,55 @@ class TryContext implements AlertContext {
   readonly attempt: number;
   readonly event = 'churn_risk_alert';
   readonly stalls: number;
+  readonly handlerId: string | undefined;
   readonly #lease: TryLease | undefined;
 
-  constructor(input: TryInput, attempt: number, lease: TryLease | undefined) {
+  constructor(
+    input: TryInput,
+    attempt: number,
+    lease: TryLease | undefined,
+    handlerId: string | undefined,
+  ) {
     this.id = input.id;
     this.receivedAt = new Date(input.receivedAt);
     this.attempt = attempt;
     this.stalls = lease?.stalls ?? 0;
+    this.handlerId = handlerId;
     this.#lease = lease;
   }
 
   get signal(): AbortSignal {
     return this.#lease?.signal ?? (noLease ??= new AbortController().signal);
   }
+
+  get idempotencyKey(): string {
+    const alert = headerSafe(this.id);
+    return this.handlerId === undefined ? alert : `${alert}/${headerSafe(this.handlerId)}`;
+  }
 }
 
-/** The context handlers get for try `attempt` (0 for the first). */
-export function contextOf(input: TryInput, attempt: number, lease?: TryLease): AlertContext {
-  return new TryContext(input, attempt, lease);
+/** `text` as visible ASCII: `%`, `/` and anything else percent-encoded as UTF-8. */
+function headerSafe(text: string): string {
+  return text.replace(/[^\x21-\x7e]|[%/]/gu, (char) => {
+    try {
+      return encodeURIComponent(char);
+    } catch {
+      return '%EF%BF%BD'; // a lone surrogate, which has no UTF-8: U+FFFD
+    }
+  });
+}
+
+/**
+ * The context handlers get for try `attempt` (0 for the first): one per handler, as each has its
+ * own `handlerId`; `onError` gets one without a handler id.
+ */
+export function contextOf(
+  input: TryInput,
+  attempt: number,
+  lease?: TryLease,
+  handlerId?: string,
+): AlertContext {
+  return new TryContext(input, attempt, lease, handlerId);
 }
 
 /** A handler's try: `undefined` when it succeeded, else what it threw or rejected with. */
@@ -161,7 +192,7 @@ function verdictOf(
  * `onError`: the caller reports a `failed` verdict (`reportTry`) once it is final. When every
  * handler returns without a promise the verdict is synchronous (the in-memory fast path of
  * handlers that do their work synchronously, measured by `pnpm bench receiver`), and a try where
- * all succeed allocates nothing but the context.
+ * all succeed allocates nothing but the handlers' contexts.
  */
 export function runTry(
   input: TryInput,
@@ -170,13 +201,12 @@ export function runTry(
   lease?: TryLease,
 ): MaybePromise<TryVerdict> {
   const { handlers } = input;
-  const context = contextOf(input, tries, lease);
   let failures: FailedHandler[] | undefined;
   let pending: Promise<void>[] | undefined;
   for (let index = 0; index < handlers.length; index++) {
     const entry = handlers[index] as HandlerRegistration;
     if (recorded.length > 0 && recorded.includes(recordKey(entry, index))) continue;
-    const outcome = tryOne(entry, input, context);
+    const outcome = tryOne(entry, input, contextOf(input, tries, lease, entry.id));
     if (isPromiseLike(outcome)) {
       (pending ??= []).push(
         outcome.then((result) => {
@@ -206,9 +236,25 @@ export function runTry(
  */
 export function reportTry(input: TryInput, attempt: number, verdict: TryVerdict): Promise<void> {
   if (verdict.outcome !== 'failed') return Promise.resolve();
-  const context = contextOf(input, attempt);
-  if (verdict.failures.length === 0) return reportFailure(input, context, verdict.error, undefined);
-  return reportFailures(input, context, verdict.failures);
+  if (verdict.failures.length === 0) {
+    return reportFailure(input, contextOf(input, attempt), verdict.error, undefined);
+  }
+  return reportFailures(input, attempt, verdict.failures);
+}
+
+/**
+ * Reports each handler failure of the last try (`attempt`) once, each with a context of its
+ * handler (`context.handlerId`). Never rejects.
+ */
+async function reportFailures(
+  input: TryInput,
+  attempt: number,
+  failures: readonly FailedHandler[],
+): Promise<void> {
+  for (const failure of failures) {
+    const context = contextOf(input, attempt, undefined, failure.id);
+    await reportFailure(input, context, failure.error, failure.id);
+  }
 }
 
 /**
@@ -228,6 +274,14 @@ export function runStoredTry(
 ): Promise<unknown> {
   if (stored.stalls > maxStalls) {
     const error = new AlertStalledError(stored.stalls);
+    warnAlways(
+      input.observer.logger,
+      { id: input.id, stalls: stored.stalls, maxStalls },
+      `churn-risk: alert ${input.id} failed as poison: its runs stopped ${String(stored.stalls)} ` +
+        `times (maxStalls ${String(maxStalls)}), so it is not run again; it is in the failed ` +
+        'set: fix what stops the process (a crash, a freeze, a handler longer than leaseMs), ' +
+        'then retry it',
+    );
     const failed: TryVerdict = {
       outcome: 'failed',
       error,
