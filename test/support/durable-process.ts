@@ -5,7 +5,9 @@
  * Both read SECRET. The worker reads LOG_FILE (each handler run appends `start <id> <pid>` and,
  * once finished, `done <id> <pid>`, synchronously, so a SIGKILL loses no line), WORK_MS (time a
  * handler takes), HOLD_MS (time it takes instead for an alert whose user id starts with `hold_`,
- * so that a test can kill the process while such a handler surely runs) and CONCURRENCY.
+ * so that a test can kill the process while such a handler surely runs) and CONCURRENCY. With
+ * CHECK_SIGNAL=1 the handler reads `context.signal` after its wait, as a handler does right before
+ * a side effect: once its lease is lost it appends `aborted <id> <pid>` instead of `done`.
  */
 import { createReceiver, type AlertQueue } from '@churn-risk/core';
 import { appendFileSync } from 'node:fs';
@@ -49,6 +51,7 @@ export function runWorker(queue: AlertQueue, onError?: (line: string) => void): 
   const logFile = requiredEnv('LOG_FILE');
   const workMs = Number(process.env.WORK_MS ?? 0);
   const holdMs = Number(process.env.HOLD_MS ?? workMs);
+  const checkSignal = process.env.CHECK_SIGNAL === '1';
   const receiver = createReceiver({
     secret: requiredEnv('SECRET'),
     queue,
@@ -59,6 +62,10 @@ export function runWorker(queue: AlertQueue, onError?: (line: string) => void): 
     appendFileSync(logFile, `start ${context.id} ${process.pid}\n`);
     const ms = alert.userId.startsWith('hold_') ? holdMs : workMs;
     if (ms > 0) await sleep(ms);
+    if (checkSignal && context.signal.aborted) {
+      appendFileSync(logFile, `aborted ${context.id} ${process.pid}\n`);
+      context.signal.throwIfAborted();
+    }
     appendFileSync(logFile, `done ${context.id} ${process.pid}\n`);
   });
   if (onError !== undefined) {

@@ -66,6 +66,7 @@ export {
   type StoredAlert,
   type AlertLeaseStore,
   type FailedAlertStore,
+  type StoreAcceptOptions,
   type TakeOptions,
   type RetryVerdict,
   type FailVerdict,

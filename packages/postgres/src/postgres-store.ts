@@ -10,6 +10,7 @@ import {
   type QueueHealth,
   type QueuedAlert,
   type RetryVerdict,
+  type StoreAcceptOptions,
   type StoredAlert,
   type TakeOptions,
 } from '@churn-risk/core';
@@ -182,10 +183,7 @@ class PgAlertStore implements PostgresAlertStore {
     }
   }
 
-  async accept(
-    entry: QueuedAlert,
-    options: { dedupeTtlMs: number },
-  ): Promise<'accepted' | 'duplicate'> {
+  async accept(entry: QueuedAlert, options: StoreAcceptOptions): Promise<'accepted' | 'duplicate'> {
     const asked = Date.now();
     await this.#start();
     let client: pg.PoolClient;
@@ -211,6 +209,7 @@ class PgAlertStore implements PostgresAlertStore {
           entry.id,
           JSON.stringify(entry),
           options.dedupeTtlMs,
+          options.first === true,
         ]);
         if (rowCount === 0) return 'duplicate';
         this.#wakeUp.now(); // this process's own waiting take looks at once
@@ -386,6 +385,12 @@ class PgAlertStore implements PostgresAlertStore {
   async depth(): Promise<number> {
     const { rows } = await this.#query<{ depth: number }>(this.#sql.depth);
     return rows[0]?.depth ?? 0;
+  }
+
+  async nextDueInMs(): Promise<number | undefined> {
+    const { rows } = await this.#query<{ due_in_ms: number | null }>(this.#sql.nextDue);
+    const due = rows[0]?.due_in_ms ?? null;
+    return due === null ? undefined : Math.max(0, Math.ceil(due));
   }
 
   /**

@@ -127,7 +127,9 @@ export function statements(schema: string) {
     /** `$1` version. */
     recordMigration: `INSERT INTO ${schema}.migrations (version) VALUES ($1)`,
     /**
-     * `$1` alert id, `$2` the alert as JSON text, `$3` ttl ms. Claims the identity (a free or
+     * `$1` alert id, `$2` the alert as JSON text, `$3` ttl ms, `$4` whether it goes first: then it
+     * is due at the mirror image of now around the epoch, ahead of every alert due now, and the
+     * newest such alert first (takes read in `due_at` order). Claims the identity (a free or
      * expired one), stores the alert and notifies the consumers, in one statement (one
      * transaction: both rows or neither; the notification is sent at its commit). A row when it
      * was accepted, none for a duplicate. A second accept of one identity waits on the primary
@@ -141,7 +143,10 @@ export function statements(schema: string) {
           WHERE i.expires_at <= now()
         RETURNING alert_id
       ), job AS (
-        INSERT INTO ${alerts} (alert_id, entry) SELECT alert_id, $2 FROM claim RETURNING id
+        INSERT INTO ${alerts} (alert_id, entry, due_at)
+        SELECT alert_id, $2, CASE WHEN $4::boolean
+          THEN timestamptz 'epoch' - (now() - timestamptz 'epoch') ELSE now() END
+        FROM claim RETURNING id
       )
       SELECT id, ${notify(`'0'`)} FROM job`,
     /**
@@ -244,6 +249,10 @@ export function statements(schema: string) {
           AS completed
       FROM ${alerts}`,
     depth: `SELECT count(*)::int AS depth FROM ${alerts} WHERE state = 'waiting'`,
+    /** How long until the next delayed alert falls due, in ms (null when none is delayed). */
+    nextDue: `
+      SELECT (extract(epoch FROM min(due_at) - now()) * 1000)::float8 AS due_in_ms
+      FROM ${alerts} WHERE state = 'waiting' AND due_at > now()`,
     /** `$1` batch size: deletes up to that many expired identities. */
     sweepIdentities: `
       DELETE FROM ${identities} WHERE alert_id IN (

@@ -16,6 +16,8 @@ export interface AlertJobData extends QueuedAlert {
   succeeded: string[];
   /** How often a taker of the alert died, as core last wrote it (after a takeover). */
   stalls: number;
+  /** When a retry of it falls due (`Date.now()` ms), written with the retry's delay. */
+  dueAt?: number;
 }
 
 /** The queued alert of a job's data. */

@@ -9,6 +9,7 @@ import {
   type QueueHealth,
   type QueuedAlert,
   type RetryVerdict,
+  type StoreAcceptOptions,
   type StoredAlert,
   type TakeOptions,
 } from '@churn-risk/core';
@@ -95,10 +96,7 @@ class BullMqAlertStore implements RedisAlertStore {
     };
   }
 
-  async accept(
-    entry: QueuedAlert,
-    options: { dedupeTtlMs: number },
-  ): Promise<'accepted' | 'duplicate'> {
+  async accept(entry: QueuedAlert, options: StoreAcceptOptions): Promise<'accepted' | 'duplicate'> {
     const jobId = randomUUID();
     // One Lua script: SET the identity NX PX ttl and store the job, or neither (BullMQ's
     // addStandardJob with de-duplication). A duplicate gets the id of the job that holds it.
@@ -107,6 +105,8 @@ class BullMqAlertStore implements RedisAlertStore {
       ...this.#jobOptions,
       jobId,
       deduplication: { id: entry.id, ttl: options.dedupeTtlMs },
+      // At the head of the wait list: the next take gets it (the newest such alert first).
+      ...(options.first === true ? { lifo: true } : {}),
     });
     return job.id === jobId ? 'accepted' : 'duplicate';
   }
@@ -151,9 +151,15 @@ class BullMqAlertStore implements RedisAlertStore {
 
   scheduleRetry(id: string, token: string, verdict: RetryVerdict): Promise<boolean> {
     return this.#finish(id, token, async (lease) => {
-      const data = { ...lease.data, tries: verdict.tries, succeeded: [...verdict.succeeded] };
+      const dueAt = Date.now() + verdict.delayMs;
+      const data = {
+        ...lease.data,
+        tries: verdict.tries,
+        succeeded: [...verdict.succeeded],
+        dueAt,
+      };
       if (!(await this.#writeData(lease, data))) return false;
-      await lease.job.moveToDelayed(Date.now() + verdict.delayMs, lease.lockToken);
+      await lease.job.moveToDelayed(dueAt, lease.lockToken);
       return true;
     });
   }
@@ -205,6 +211,16 @@ class BullMqAlertStore implements RedisAlertStore {
   async depth(): Promise<number> {
     const counts = await countJobs(this.bullQueue);
     return counts.waiting + counts.delayed;
+  }
+
+  async nextDueInMs(): Promise<number | undefined> {
+    // The delayed set is ordered by due time: its first job falls due next.
+    const [job] = (await this.bullQueue.getJobs(['delayed'], 0, 0, true)) as (
+      Job<AlertJobData> | undefined
+    )[];
+    if (job === undefined) return undefined;
+    const dueAt = job.data.dueAt ?? job.timestamp + job.delay;
+    return Math.max(0, dueAt - Date.now());
   }
 
   async health(): Promise<QueueHealth> {

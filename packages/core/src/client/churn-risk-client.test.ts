@@ -227,3 +227,32 @@ describe('hooks', () => {
     expect(response.durationMs as number).toBeGreaterThanOrEqual(0);
   });
 });
+
+describe('{ idempotencyKey } on the calls that write', () => {
+  it('sends the key given; trackBulk numbers its later requests', async () => {
+    service.reply({ status: 204 }, { status: 202, body: { accepted: 1 } });
+    const key = 'user_1:2026-11-28T01:00:00.000Z/crm';
+    await client.identify('u1', { plan: 'pro' }, { idempotencyKey: key });
+    await client.track({ userId: 'u1', event: 'login' }, { idempotencyKey: `${key}-t` });
+    expect(service.requests.map((r) => r.headers['idempotency-key'])).toEqual([key, `${key}-t`]);
+
+    service.requests.length = 0;
+    service.reply(...[500, 500, 1].map((n) => ({ status: 202, body: { accepted: n } })));
+    const items = Array.from({ length: 1001 }, (_, i) => ({ userId: `u${i}`, event: 'login' }));
+    await client.trackBulk(items, { idempotencyKey: key });
+    expect(service.requests.map((r) => r.headers['idempotency-key'])).toEqual([
+      key,
+      `${key}/1`,
+      `${key}/2`,
+    ]);
+  });
+
+  it('refuses a key that is no header value, before any request', async () => {
+    for (const idempotencyKey of ['', 'a b', 'ü', 'x'.repeat(4097)]) {
+      await expect(
+        client.identify('u1', { plan: 'pro' }, { idempotencyKey }),
+      ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    }
+    expect(service.requests).toHaveLength(0);
+  });
+});

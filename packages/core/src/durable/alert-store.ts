@@ -26,6 +26,17 @@ export interface StoredAlert {
   readonly lapsed: boolean;
 }
 
+/** How an alert is stored (`AlertStore.accept`). */
+export interface StoreAcceptOptions {
+  /** How long the identity is remembered, in ms: an alert with it is a duplicate until then. */
+  dedupeTtlMs: number;
+  /**
+   * Store the alert ahead of every alert due now, so that the next take gets it: the receiver
+   * runs it in the invocation that accepted it. Among alerts stored so, the newest goes first.
+   */
+  first?: boolean;
+}
+
 /** How a taker asks for an alert: its lease token, and how long the lease lasts. */
 export interface TakeOptions {
   /** The taker's lease token: every later write of the alert must carry it. */
@@ -146,7 +157,7 @@ export interface AlertLeaseStore {
    * identity outlives the alert's job. Rejects when the store cannot record it, with the store's
    * own reason (a refused write says so; never a password).
    */
-  accept(entry: QueuedAlert, options: { dedupeTtlMs: number }): Promise<'accepted' | 'duplicate'>;
+  accept(entry: QueuedAlert, options: StoreAcceptOptions): Promise<'accepted' | 'duplicate'>;
   /**
    * Hands one due alert to the taker of `token`, leased for `leaseMs`: no other take gets it while
    * the lease holds. `undefined` when nothing is due. A store that can be woken (BullMQ's marker,
@@ -192,6 +203,12 @@ export interface AlertLeaseStore {
   health(): Promise<QueueHealth>;
   /** Alerts waiting for any taker: waiting and delayed. */
   depth(): Promise<number>;
+  /**
+   * Milliseconds until the next delayed alert (a retry waiting for its delay) falls due, at least
+   * 0; undefined when none is delayed. A sweep reports it, so that a cron can tell when to come
+   * back.
+   */
+  nextDueInMs(): Promise<number | undefined>;
   /**
    * Ends a `take` that waits for work, and takes nothing more, while the writes of alerts already
    * taken still go through (core calls it from `close`, then waits for the running tries, then

@@ -467,6 +467,33 @@ describe('a handler learns that its lease is gone (context.signal, context.stall
     await receiver.close({ timeoutMs: 1_000 });
   });
 
+  it('reads context.signal aborted once the lease has ended, before any renewal ran (a thaw)', async () => {
+    const store = createMemoryStore();
+    const receiver = receiverOn(store, {
+      leaseMs: 400, // renewed at 200 ms
+      reclaimIntervalMs: 60_000,
+      logger: recordingLogger(),
+    });
+    const seen: boolean[] = [];
+    receiver.on('churn_risk_alert', async (_alert, context) => {
+      // The handler's own short timer is due before the renewal; then the event loop is blocked
+      // past the lease's end, as a process stopped by SIGSTOP is: when it runs again, this timer
+      // fires first, and no renewal has looked at the lease yet.
+      const timer = sleep(20);
+      const until = Date.now() + 450;
+      while (Date.now() < until) {
+        // frozen
+      }
+      await timer;
+      seen.push(context.signal.aborted);
+    });
+    expect((await receiver.handle(request())).status).toBe(202);
+    await vi.waitFor(() => {
+      expect(seen).toEqual([true]);
+    });
+    await receiver.close({ timeoutMs: 1_000 });
+  });
+
   it('tells a handler retaken after a stall how often its takers died (context.stalls)', async () => {
     const store = createMemoryStore();
     const producer = createReceiver({
@@ -498,6 +525,157 @@ describe('a handler learns that its lease is gone (context.signal, context.stall
     expect((await receiver.handle(request())).status).toBe(202);
     await receiver.drain({ timeoutMs: 5_000 });
     expect(contexts).toEqual([{ stalls: 0, aborted: false }]);
+    await receiver.close();
+  });
+});
+
+describe('what an operator must see without a logger: one warn line each, with the alert id', () => {
+  /** An alert accepted, then taken by a taker that dies mid-alert, and put back by a reclaim. */
+  async function lapsedAlert(store: AlertStore): Promise<string> {
+    const producer = createReceiver({
+      secret: SECRET,
+      queue: createDurableQueue(store),
+      consume: false,
+    });
+    const userId = `user_${Math.random().toString(36).slice(2)}`;
+    expect((await producer.handle(request(userId))).status).toBe(202);
+    const taken = await store.take({ token: 'dead', leaseMs: 10 });
+    await sleep(20);
+    expect(await store.reclaimExpired?.()).toBe(1);
+    await producer.close();
+    return taken?.entry.id ?? '';
+  }
+
+  /** The `[churn-risk]` lines written to console.warn while `work` runs. */
+  async function warned(work: () => Promise<void>): Promise<string[]> {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      await work();
+      return warn.mock.calls.map((call) => String(call[0]));
+    } finally {
+      warn.mockRestore();
+    }
+  }
+
+  it('a lost lease', async () => {
+    const store = createMemoryStore();
+    const receiver = receiverOn(
+      withExtend(store, () => Promise.resolve(false)),
+      {
+        leaseMs: 100,
+        reclaimIntervalMs: 60_000,
+      },
+    );
+    const ids: string[] = [];
+    receiver.on('churn_risk_alert', async (_alert, context) => {
+      ids.push(context.id);
+      await sleep(120);
+    });
+    const lines = await warned(async () => {
+      expect((await receiver.handle(request())).status).toBe(202);
+      await vi.waitFor(() => {
+        expect(ids).toHaveLength(1);
+      });
+      await sleep(150);
+    });
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(`^\\[churn-risk\\] .*lease on alert ${ids[0] ?? '?'} was lost`),
+      ),
+    ]);
+    await receiver.close({ timeoutMs: 1_000 });
+  });
+
+  it('a takeover (the stall counted), and no line for a take that is not one', async () => {
+    const store = createMemoryStore();
+    const id = await lapsedAlert(store);
+    const receiver = receiverOn(store);
+    receiver.on('churn_risk_alert', () => undefined);
+    const lines = await warned(async () => {
+      await receiver.drain({ timeoutMs: 5_000 });
+      expect((await receiver.handle(request())).status).toBe(202);
+      await receiver.drain({ timeoutMs: 5_000 });
+    });
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(`^\\[churn-risk\\] .*alert ${id} is taken over.*stall 1 of at most 3`),
+      ),
+    ]);
+    await receiver.close();
+  });
+
+  it('an alert failed as poison (more stalls than maxStalls), with the fix', async () => {
+    const store = createMemoryStore();
+    const id = await lapsedAlert(store);
+    const receiver = receiverOn(store, { maxStalls: 0 });
+    let runs = 0;
+    receiver.on('churn_risk_alert', () => {
+      runs++;
+    });
+    receiver.onError(() => undefined);
+    const lines = await warned(() => receiver.drain({ timeoutMs: 5_000 }));
+    expect(runs).toBe(0);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(`^\\[churn-risk\\] .*alert ${id} failed as poison.*then retry it`),
+      ),
+    ]);
+    expect((await store.failed()).map((failed) => failed.alertId)).toEqual([id]);
+    await receiver.close();
+  });
+
+  it('goes to a given logger at warn, and not to the console', async () => {
+    const store = createMemoryStore();
+    const id = await lapsedAlert(store);
+    const logger = recordingLogger();
+    const receiver = receiverOn(store, { maxStalls: 0, logger });
+    receiver.on('churn_risk_alert', () => undefined);
+    receiver.onError(() => undefined);
+    const lines = await warned(() => receiver.drain({ timeoutMs: 5_000 }));
+    expect(lines).toEqual([]);
+    expect(logger.lines.filter(([level]) => level === 'warn')).toEqual([
+      ['warn', expect.stringContaining(`alert ${id} failed as poison`)],
+    ]);
+    await receiver.close();
+  });
+});
+
+describe('context.handlerId and context.idempotencyKey', () => {
+  it('one key per handler, the same in every try; encoded as a header value', async () => {
+    const store = createMemoryStore();
+    const receiver = receiverOn(store, { retries: 1 });
+    const seen: [string | undefined, string, number][] = [];
+    let failOnce = true;
+    receiver.on(
+      'churn_risk_alert',
+      (_alert, context) => {
+        seen.push([context.handlerId, context.idempotencyKey, context.attempt]);
+      },
+      { id: 'crm' },
+    );
+    receiver.on(
+      'churn_risk_alert',
+      (_alert, context) => {
+        seen.push([context.handlerId, context.idempotencyKey, context.attempt]);
+        if (failOnce) {
+          failOnce = false;
+          throw new Error('once');
+        }
+      },
+      { id: 'mail/ü' },
+    );
+    const { headers, body } = createTestDelivery(
+      { userId: 'user 1/%', triggeredAt: '2026-11-28T01:00:00.000Z' },
+      { secret: SECRET },
+    );
+    expect((await receiver.handle({ method: 'POST', headers, body })).status).toBe(202);
+    await receiver.drain({ timeoutMs: 5_000 });
+    const alertKey = 'user%201%2F%25:2026-11-28T01:00:00.000Z';
+    expect(seen).toEqual([
+      ['crm', `${alertKey}/crm`, 0],
+      ['mail/ü', `${alertKey}/mail%2F%C3%BC`, 0],
+      ['mail/ü', `${alertKey}/mail%2F%C3%BC`, 1],
+    ]);
     await receiver.close();
   });
 });

@@ -1,4 +1,5 @@
 import type {
+  AcceptOptions,
   AlertProcessor,
   AlertQueue,
   QueueHealth,
@@ -153,8 +154,15 @@ class DurableAlertQueue<S extends AlertStore> extends DurableQueueBase implement
     return this.store.kind;
   }
 
-  protected record(entry: QueuedAlert): Promise<'accepted' | 'duplicate'> {
-    return this.store.accept(entry, { dedupeTtlMs: this.#options.dedupeTtlMs });
+  protected record(
+    entry: QueuedAlert,
+    options: AcceptOptions | undefined,
+  ): Promise<'accepted' | 'duplicate'> {
+    const { dedupeTtlMs } = this.#options;
+    return this.store.accept(
+      entry,
+      options?.first === true ? { dedupeTtlMs, first: true } : { dedupeTtlMs },
+    );
   }
 
   protected override accepted(): void {

@@ -9,6 +9,7 @@ import {
   type FailVerdict,
   type QueueCounts,
   type RetryVerdict,
+  type StoreAcceptOptions,
   type StoredAlert,
   type TakeOptions,
 } from './alert-store.js';
@@ -48,6 +49,8 @@ class MemoryAlertStore implements AlertStore {
   readonly #available: () => boolean;
   /** Jobs by id, in the order they were accepted (the take order of jobs due at once). */
   readonly #jobs = new Map<string, Job>();
+  /** Ids of jobs accepted with `first`, newest last: taken before the others, newest first. */
+  readonly #first: string[] = [];
   /** Alert identity → [job id, expiry]. */
   readonly #identities = new Map<string, { jobId: string; until: number }>();
   #sequence = 0;
@@ -71,10 +74,7 @@ class MemoryAlertStore implements AlertStore {
     return job;
   }
 
-  async accept(
-    entry: QueuedAlert,
-    options: { dedupeTtlMs: number },
-  ): Promise<'accepted' | 'duplicate'> {
+  async accept(entry: QueuedAlert, options: StoreAcceptOptions): Promise<'accepted' | 'duplicate'> {
     await this.#check();
     const now = this.#now();
     const held = this.#identities.get(entry.id);
@@ -94,6 +94,7 @@ class MemoryAlertStore implements AlertStore {
       error: undefined,
       finishedAt: undefined,
     });
+    if (options.first === true) this.#first.push(id);
     return 'accepted';
   }
 
@@ -104,15 +105,23 @@ class MemoryAlertStore implements AlertStore {
 
   #take(options: TakeOptions): StoredAlert | undefined {
     const now = this.#now();
+    // An id here whose job is taken or gone meanwhile is dropped: a retry of it takes its turn.
+    for (let first = this.#first.pop(); first !== undefined; first = this.#first.pop()) {
+      const job = this.#jobs.get(first);
+      if (job?.state === 'waiting' && job.at <= now) return this.#lease(job, options, now);
+    }
     for (const job of this.#jobs.values()) {
-      if (job.state !== 'waiting' || job.at > now) continue;
-      job.state = 'active';
-      job.token = options.token;
-      job.at = now + options.leaseMs;
-      const { id, entry, tries, succeeded, stalls, lapsed } = job;
-      return { id, entry, tries, succeeded, stalls, lapsed };
+      if (job.state === 'waiting' && job.at <= now) return this.#lease(job, options, now);
     }
     return undefined;
+  }
+
+  #lease(job: Job, options: TakeOptions, now: number): StoredAlert {
+    job.state = 'active';
+    job.token = options.token;
+    job.at = now + options.leaseMs;
+    const { id, entry, tries, succeeded, stalls, lapsed } = job;
+    return { id, entry, tries, succeeded, stalls, lapsed };
   }
 
   async extend(id: string, token: string, leaseMs: number, stalls?: number): Promise<boolean> {
@@ -238,6 +247,17 @@ class MemoryAlertStore implements AlertStore {
         ? { reachable: true }
         : { reachable: false, error: 'The memory store is unavailable.' },
     );
+  }
+
+  async nextDueInMs(): Promise<number | undefined> {
+    await this.#check();
+    const now = this.#now();
+    let soonest: number | undefined;
+    for (const job of this.#jobs.values()) {
+      if (job.state !== 'waiting' || job.at <= now) continue;
+      soonest = Math.min(soonest ?? Infinity, job.at - now);
+    }
+    return soonest;
   }
 
   async depth(): Promise<number> {

@@ -1,4 +1,5 @@
 import type {
+  AcceptOptions,
   AcceptResult,
   AcceptedAlert,
   AlertProcessor,
@@ -29,7 +30,10 @@ export abstract class DurableQueueBase {
   }
 
   /** Records `entry` outside this process: `'duplicate'` when its identity was seen. */
-  protected abstract record(entry: QueuedAlert): Promise<'accepted' | 'duplicate'>;
+  protected abstract record(
+    entry: QueuedAlert,
+    options: AcceptOptions | undefined,
+  ): Promise<'accepted' | 'duplicate'>;
 
   /** The start of the error when `record` did not answer in time ("... within N ms."). */
   protected abstract readonly notRecorded: string;
@@ -44,9 +48,9 @@ export abstract class DurableQueueBase {
     this.#processor = processor;
   }
 
-  accept(entry: QueuedAlert): Promise<AcceptResult> {
+  accept(entry: QueuedAlert, options?: AcceptOptions): Promise<AcceptResult> {
     if (this.#closed) return Promise.reject(new Error('The queue is closed.'));
-    return withTimeout(this.record(entry), this.#enqueueTimeoutMs, this.notRecorded).then(
+    return withTimeout(this.record(entry, options), this.#enqueueTimeoutMs, this.notRecorded).then(
       (answer): AcceptResult => {
         if (answer === 'duplicate') return 'duplicate';
         this.accepted();

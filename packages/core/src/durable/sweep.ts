@@ -1,6 +1,6 @@
 import type { AlertProcessor, SweepResult } from '../receiver/alert-queue.js';
 import type { RunMode } from './alert-runner.js';
-import type { AlertStore, StoredAlert } from './alert-store.js';
+import type { AlertStore, QueueCounts, StoredAlert } from './alert-store.js';
 import type { LeaseKeeper, Taken } from './lease-keeper.js';
 import { describe } from './store-outage.js';
 
@@ -85,11 +85,11 @@ export async function sweepDue(parts: SweepParts, budgetMs: number): Promise<Swe
     parts.poke();
     await slots();
   }
-  let left: number;
+  let counts: [QueueCounts, number | undefined];
   try {
-    left = (await store.counts()).waiting;
+    counts = await Promise.all([store.counts(), store.nextDueInMs()]);
   } catch (error) {
     throw failed(error);
   }
-  return { ...tally, left };
+  return { ...tally, left: counts[0].waiting, nextDueInMs: counts[1] };
 }

@@ -128,6 +128,11 @@ export interface SweepResult {
   failed: number;
   /** Alerts due now and not taken when the sweep ended (the budget ran out first). */
   left: number;
+  /**
+   * Milliseconds until the next delayed alert (a retry waiting for its delay) falls due, when the
+   * sweep ended; undefined when none is delayed. A sweep before then finds nothing of it to run.
+   */
+  nextDueInMs: number | undefined;
 }
 
 /** How an alert is accepted. */
@@ -146,6 +151,12 @@ export interface AcceptOptions {
    * under it (SPEC 16: no silent cut-off). A durable queue ignores it: no budget applies there.
    */
   keepAlive?: KeepAlive;
+  /**
+   * The receiver runs the due alerts right after this accept, within the invocation that accepted
+   * it (`consume: 'invocation'`): a durable queue stores the alert ahead of the alerts already
+   * due, so that this invocation's first take gets it rather than the oldest of a backlog.
+   */
+  first?: boolean;
 }
 
 /** How an accepted alert is kept alive: the platform's budget, counted from the acceptance. */

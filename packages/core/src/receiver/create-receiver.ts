@@ -395,7 +395,10 @@ class WebhookReceiver implements Receiver {
   #handedOffOptions(): AcceptOptions {
     const budgetMs = this.#config.keepAliveBudgetMs;
     if (budgetMs === undefined) return PER_REQUEST_CONTEXTS ? OWN_TURN : NOT_OWN_TURN;
-    return { ownTurn: PER_REQUEST_CONTEXTS, keepAlive: { budgetMs, startedAt: Date.now() } };
+    const keepAlive = { budgetMs, startedAt: Date.now() };
+    if (this.#consume === 'invocation')
+      return { ownTurn: PER_REQUEST_CONTEXTS, keepAlive, first: true };
+    return { ownTurn: PER_REQUEST_CONTEXTS, keepAlive };
   }
 
   /** After the queue took (or refused) the alert: the answer. */

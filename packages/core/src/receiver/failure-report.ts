@@ -1,4 +1,3 @@
-import type { FailedHandler } from '../errors/handlers-failed-error.js';
 import type { AlertContext } from './handler-types.js';
 import type { TryInput } from './try-types.js';
 

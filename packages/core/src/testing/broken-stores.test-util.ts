@@ -24,6 +24,7 @@ export function wrap(inner: AlertStore, bug: Bug): AlertStore {
     counts: () => inner.counts(),
     health: () => inner.health(),
     depth: () => inner.depth(),
+    nextDueInMs: () => inner.nextDueInMs(),
     close: () => inner.close(),
   };
   return { ...methods, ...bug(inner) };

@@ -1,6 +1,7 @@
-// Accept and take, and who holds an alert: atomic accept with dedupe, an exclusive take, the
-// takeover of an expired lease (marked lapsed, the stall count kept), a reclaim that does its whole
-// job at every call, completeAndTake under the token, and writes fenced by the lease token.
+// Accept and take, and who holds an alert: atomic accept with dedupe, an exclusive take, an alert
+// accepted to go first, the takeover of an expired lease (marked lapsed, the stall count kept), a
+// reclaim that does its whole job at every call, completeAndTake under the token, and writes
+// fenced by the lease token.
 import type { StoredAlert } from '../durable/alert-store.js';
 import type { StoreCaseKit } from './store-fixture.js';
 import { check, queuedAlert, same, sleep, token } from './support.js';
@@ -33,6 +34,26 @@ export function leaseCases({ run, accepted, takeOne, takeOver, leaseMs }: StoreC
     const more = await a.take({ token: token('late'), leaseMs: 60_000 });
     same(more, undefined, 'a take while all three are leased');
   });
+
+  run(
+    'an alert accepted with first is taken before the alerts already due, the newest first',
+    async ({ a, b }) => {
+      const older = await accepted(a, 2);
+      const [x, y] = [queuedAlert(), queuedAlert()];
+      same(await a.accept(x, { dedupeTtlMs: 3_600_000, first: true }), 'accepted', 'accept x');
+      same(await b.accept(y, { dedupeTtlMs: 3_600_000, first: true }), 'accepted', 'accept y');
+      const order: string[] = [];
+      for (const [store, who] of [
+        [a, 'a1'],
+        [b, 'b1'],
+        [a, 'a2'],
+        [b, 'b2'],
+      ] as const) {
+        order.push((await takeOne(store, who)).entry.id);
+      }
+      same(order, [y.id, x.id, ...older.map((alert) => alert.id)], 'the take order');
+    },
+  );
 
   run(
     'an expired lease is taken over, marked lapsed; the stall count core writes is kept',

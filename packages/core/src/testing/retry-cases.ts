@@ -1,5 +1,5 @@
 // Retries, scheduled and from the failed set: nothing is taken before its delay (with the tries
-// core wrote), the record of succeeded handlers kept across a failure and a retry, `retry(id)` by
+// core wrote, and the store tells when it falls due), the record of succeeded handlers kept across a failure and a retry, `retry(id)` by
 // job id or alert identity, and a `retryAll` that retries each failed alert once.
 import type { StoreCaseKit } from './store-fixture.js';
 import { ContractError, check, eventually, same, sleep, token } from './support.js';
@@ -8,6 +8,7 @@ import { ContractError, check, eventually, same, sleep, token } from './support.
 export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): void {
   run('nothing is taken before its delay', async ({ a, b }) => {
     await accepted(a, 1);
+    same(await b.nextDueInMs(), undefined, 'nextDueInMs with nothing delayed');
     const first = await takeOne(a, 'a');
     const delayMs = 1_000;
     const scheduled = Date.now();
@@ -22,6 +23,12 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
       'scheduleRetry',
     );
     same((await b.counts()).delayed, 1, 'delayed alerts');
+    const dueIn = await b.nextDueInMs();
+    const elapsed = Date.now() - scheduled;
+    check(
+      dueIn !== undefined && dueIn <= delayMs && dueIn >= delayMs - elapsed - 50,
+      `nextDueInMs ${String(dueIn)} ${String(elapsed)} ms after a ${String(delayMs)} ms delay`,
+    );
     const again = await takeOne(b, 'b');
     const waited = Date.now() - scheduled;
     check(
@@ -29,6 +36,7 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
       `the alert was taken ${String(waited)} ms after a ${String(delayMs)} ms delay`,
     );
     same(again.tries, 7, 'tries as core wrote them (the store counts none of its own)');
+    same(await a.nextDueInMs(), undefined, 'nextDueInMs once the retry was taken');
   });
 
   run(
