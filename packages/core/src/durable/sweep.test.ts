@@ -62,6 +62,7 @@ describe('receiver.sweep', () => {
     };
     expect(total).toEqual({ completed: 2, retried: 2, failed: 1 });
     expect(second.left).toBe(0);
+    expect(second.nextDueInMs).toBeUndefined();
     expect(errors).toHaveLength(1);
     expect(await store.counts()).toMatchObject({ waiting: 0, active: 0, failed: 1 });
     await receiver.close();
@@ -189,12 +190,40 @@ describe("consume: 'invocation'", () => {
     await Promise.all(kept);
     expect(runs).toBe(1);
     expect((await store.counts()).delayed).toBe(1);
+    // A sweep now runs nothing, and says when the retry falls due.
+    const early = await receiver.sweep({ budgetMs: 1_000 });
+    expect(early).toMatchObject({ completed: 0, retried: 0, failed: 0, left: 0 });
+    expect(early.nextDueInMs).toBeGreaterThan(0);
+    expect(early.nextDueInMs).toBeLessThanOrEqual(300);
     await sleep(350); // the retry's delay passes; the next invocation (another alert) runs it
     expect((await receiver.handle({ ...request('user_next'), waitUntil })).status).toBe(202);
     await Promise.all(kept);
     expect(runs).toBe(2);
     expect(await store.counts()).toMatchObject({ waiting: 0, delayed: 0, failed: 0 });
     await receiver.close();
+  });
+
+  it('takes the alert it just accepted first, ahead of a backlog, then the others', async () => {
+    const store = createMemoryStore();
+    const backlog = sweeper(store);
+    for (const user of ['user_old_1', 'user_old_2', 'user_old_3']) {
+      expect((await backlog.handle(request(user))).status).toBe(202);
+    }
+    const receiver = createReceiver({
+      secret: SECRET,
+      queue: createDurableQueue(store, { leaseMs: 2_000 }),
+      consume: 'invocation',
+      keepAliveBudgetMs: 5_000,
+      concurrency: 1,
+    });
+    const order: string[] = [];
+    receiver.on('churn_risk_alert', (alert) => void order.push(alert.userId));
+    const kept: Promise<unknown>[] = [];
+    const waitUntil = (promise: Promise<unknown>): void => void kept.push(promise);
+    expect((await receiver.handle({ ...request('user_new'), waitUntil })).status).toBe(202);
+    await Promise.all(kept);
+    expect(order).toEqual(['user_new', 'user_old_1', 'user_old_2', 'user_old_3']);
+    await Promise.all([receiver.close(), backlog.close()]);
   });
 
   it('is refused without a durable pull queue or without a budget where the platform has none', () => {

@@ -396,9 +396,8 @@ class WebhookReceiver implements Receiver {
     const budgetMs = this.#config.keepAliveBudgetMs;
     if (budgetMs === undefined) return PER_REQUEST_CONTEXTS ? OWN_TURN : NOT_OWN_TURN;
     const keepAlive = { budgetMs, startedAt: Date.now() };
-    if (this.#consume === 'invocation')
-      return { ownTurn: PER_REQUEST_CONTEXTS, keepAlive, first: true };
-    return { ownTurn: PER_REQUEST_CONTEXTS, keepAlive };
+    const first = this.#consume === 'invocation'; // the sweep that follows takes it first
+    return { ownTurn: PER_REQUEST_CONTEXTS, keepAlive, first };
   }
 
   /** After the queue took (or refused) the alert: the answer. */
