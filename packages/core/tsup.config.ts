@@ -17,7 +17,7 @@ export default defineConfig({
     'receiver-verifier-node': 'src/signature/receiver-verifier-node.ts',
     // Internal entries, so that the client, the wire schemas and the batcher (classic zod) get
     // files of their own that `index.js` re-exports: a bundler drops a file none of whose exports
-    // are used (`"sideEffects": false`), so a receiver's bundle holds none of them (SPEC 18).
+    // are used (`"sideEffects": false`), so a receiver's bundle holds none of them.
     client: 'src/client/index.ts',
     wire: 'src/wire/schemas.ts',
     batcher: 'src/batcher/index.ts',

@@ -11,9 +11,9 @@ import { launchChromium } from './launch-chromium.js';
 // The sandbox's dashboard in a real Chromium: a sandbox on a manual clock, a webhook stub, and
 // one page at 1280x800 that stays open while the API changes things under it.
 
-/** SPEC section 11: the page shows a change made through the API within a second. */
+/** The page shows a change made through the API within a second. */
 const WITHIN_A_SECOND = 1_000;
-/** How long the other waits may take (no SPEC bound; generous for a loaded machine). */
+/** How long the other waits may take (no stated bound; generous for a loaded machine). */
 const PATIENCE = 5_000;
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 

@@ -1,5 +1,5 @@
 /**
- * One conformance suite for every adapter (SPEC sections 4 and 8): each adapter's test file only
+ * One conformance suite for every adapter (the same answers from each): each adapter's test file only
  * says how to mount a receiver and send it a request; the cases below decide what must come back.
  */
 import { signPayload, type Receiver } from '@churn-risk/core';
@@ -30,12 +30,12 @@ export interface MountedAdapter {
 /** Mounts `receiver` in the adapter under test (at `WEBHOOK_PATH` when the adapter has routes). */
 export type MountAdapter = (receiver: Receiver) => Promise<MountedAdapter>;
 
-/** An error answer's body (SPEC section 4). */
+/** An error answer's body. */
 export interface ErrorBody {
   error: { code: string; message: string };
 }
 
-/** Asserts an error answer of the SPEC's shape that leaks no secret or expected signature. */
+/** Asserts an error answer of the documented shape that leaks no secret or expected signature. */
 export function expectError(
   response: ConformanceResponse,
   status: number,
@@ -52,8 +52,8 @@ export function expectError(
 }
 
 /**
- * Runs every case of the SPEC's status table against one adapter, with the default in-memory
- * queue or (`queue: 'redis'`) a Redis queue on a real redis-server (SPEC section 9).
+ * Runs every case of the receiver's status table against one adapter, with the default in-memory
+ * queue or (`queue: 'redis'`) a Redis queue on a real redis-server.
  */
 export function runConformanceSuite(
   name: string,

@@ -2,7 +2,7 @@
  * The event batcher while its API key is refused, against the real sandbox: a small gate in front
  * of a `createSandbox()` forwards every request, but while the key is "revoked" it swaps the
  * `Authorization` header for a key the sandbox does not know, so that the sandbox itself answers
- * `401 UNAUTHORIZED`. Then the key is restored. SPEC section 6: the batcher keeps the events on
+ * `401 UNAUTHORIZED`. Then the key is restored. The batcher keeps the events on
  * 401 (a configuration error, not bad data), reports each refusal to `onError` without dropping
  * anything, and sends everything, once and in order, when the key works again.
  */

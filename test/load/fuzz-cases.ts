@@ -1,7 +1,7 @@
 /**
  * The fuzzing cases of `receiver-fuzz.test.ts`: generators of deliveries (methods, header-name case,
- * signatures, timestamps, bodies, encodings, sizes) and, for each, what the SPEC says must come
- * back. The SPEC's statuses are written out here rather than imported, as an independent oracle.
+ * signatures, timestamps, bodies, encodings, sizes) and, for each, what the receiver must answer.
+ * The status table's statuses are written out here rather than imported, as an independent oracle.
  */
 import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
@@ -12,7 +12,7 @@ export const OTHER_SECRET = 'whsec_fuzz_other_55aa';
 export const MAX_BODY = 1024;
 export const TOLERANCE = 300;
 
-/** The SPEC's status of each error code (section 4), written out here rather than imported. */
+/** The status of each error code in the receiver's status table, written out here rather than imported. */
 export const SPEC_STATUS: Readonly<Record<string, number>> = {
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
@@ -33,7 +33,7 @@ type Stamp =
   | { kind: 'out-of-tolerance'; offset: number }
   | { kind: 'garbage'; text: string };
 
-/** One generated delivery, and what the SPEC says must come back. */
+/** One generated delivery, and what the receiver must answer. */
 export interface FuzzCase {
   method: string;
   headers: Record<string, string>;
@@ -176,7 +176,7 @@ export const caseArb = fc
         : stamp.kind === 'garbage'
           ? stamp.text
           : String(NOW_S + stamp.offset);
-    // The signed bytes of SPEC section 2, computed here independently of the core's signer.
+    // The signed bytes (`timestamp.body`), computed here independently of the core's signer.
     const sign = (bytes: Uint8Array, secret: string) =>
       `sha256=${createHmac('sha256', secret)
         .update(`${stampText ?? String(NOW_S)}.`)

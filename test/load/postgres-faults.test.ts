@@ -4,7 +4,7 @@ import { runPostgresFaults } from './postgres-faults.js';
 const ALERTS = 10_000;
 
 /**
- * SPEC 15, proof under faults, on a real PostgreSQL 15: 3 web processes (`consume: false`) and 2
+ * Postgres mode, proof under faults, on a real PostgreSQL 15: 3 web processes (`consume: false`) and 2
  * worker processes (child processes); 10,000 alerts from
  * 32 connections, each resent until answered 202; at 3,000 one worker is SIGKILLed mid-handler
  * and started again; at 6,000 PostgreSQL is stopped with `pg_ctl stop -m immediate` and started

@@ -1,5 +1,5 @@
 /**
- * SPEC 15's proof under faults: a real PostgreSQL 15 cluster, web processes that only accept
+ * Postgres mode's proof under faults: a real PostgreSQL 15 cluster, web processes that only accept
  * (`consume: false`) and worker processes that run the handler, all child processes on this
  * Node, on 127.0.0.1. Alerts are sent over HTTP by a client that resends whatever was
  * refused (503, or a connection error) until it is answered 202. Partway, one worker is SIGKILLed

@@ -2,7 +2,7 @@
  * Malformed input fuzzing of the receiver (fast-check, fixed seeds): random methods, headers,
  * signatures, timestamps, bodies, encodings and sizes, through `receiver.handle`, `receiver.fetch`
  * and a real node:http server running `receiver.node`. Never a 2xx without a valid signature, never
- * an unhandled rejection, never a crash; every answer is a status of the SPEC's table with, for an
+ * an unhandled rejection, never a crash; every answer is a status of the receiver's status table with, for an
  * error, a JSON `{"error":{"code","message"}}` body whose code matches the status and the case.
  */
 import { createReceiver, signPayload, type Receiver } from '@churn-risk/core';

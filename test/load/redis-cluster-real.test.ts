@@ -3,7 +3,7 @@ import { runCluster } from './redis-cluster.js';
 import { expectNothingLost } from './redis-cluster-checks.js';
 
 /**
- * SPEC 13 on a real three-master Redis Cluster (redis-server --cluster-enabled yes, joined with
+ * Durable processing on a real three-master Redis Cluster (redis-server --cluster-enabled yes, joined with
  * redis-cli --cluster create, prefix `{cluster}`): 3 web processes, 2 worker processes connected
  * with an ioredis `Cluster`; 3,000 alerts, 20 % redelivered to another web process; one worker
  * SIGKILLed mid-handler and started again. 0 alerts lost.

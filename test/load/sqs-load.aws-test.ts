@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runSqsLoad } from './sqs-load.js';
 
-// SPEC 19, "Proof under faults": 3 producer processes and 2 consumer processes on one SQS queue
+// Proof under faults: 3 producer processes and 2 consumer processes on one SQS queue
 // (fauxqs) and its DynamoDB tables (dynalite), 5,000 alerts from 32 senders that resend what was
 // refused (one producer's SQS refuses every 25th send), a consumer SIGKILLed mid-batch and restarted. Run by test/load/sqs-load.test.ts with
 // packages/lambda/vitest.config.ts (the AWS SDK does not load under the root config).

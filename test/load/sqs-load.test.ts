@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { failuresOf, killRunningChildren, runVitestUnder } from '../runtimes/vitest-under-node.js';
 
-// SPEC 19's load and faults scenario (sqs-load.aws-test.ts) loads the AWS SDK, which the root
+// Queue mode's load and faults scenario (sqs-load.aws-test.ts) loads the AWS SDK, which the root
 // config's `module` export condition resolves to builds Node cannot load: it runs here, in a
 // child process, with packages/lambda/vitest.config.ts.
 

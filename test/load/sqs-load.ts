@@ -1,5 +1,5 @@
 /**
- * The queue-mode scenario on SQS and DynamoDB emulators (SPEC 19, "Proof under faults"): producer
+ * The queue-mode scenario on SQS and DynamoDB emulators, proof under faults: producer
  * processes (a function URL stand-in invoking the Lambda handler, test/support/aws/producer-process.ts)
  * and consumer processes (the local event source mapping invoking it,
  * test/support/aws/consumer-process.ts) on one fauxqs queue and two dynalite tables, alerts sent

@@ -12,7 +12,7 @@ import { createMiddleware } from '@churn-risk/express';
 import { spawnTs } from '../support/node-process.js';
 
 /**
- * SPEC sections 14 and 18: without a `logger`, each 5xx answer goes to console.error with its code
+ * Without a `logger`, each 5xx answer goes to console.error with its code
  * and fix, and the 401, 413 and 400 refusals are summarised in at most one line a minute for each
  * status (count and codes), the last one written when its minute ends.
  */

@@ -6,7 +6,7 @@ import { createReceiver } from '@churn-risk/core';
 import { describe, expect, it } from 'vitest';
 import type { SpanJson } from './span-json.js';
 
-// The `tracer` option on Node (SPEC 18, "Tracing on Workers", tested in workerd by
+// The `tracer` option on Node (on Workers, it is tested in workerd by
 // workerd-tracing.test.ts): the scenario runs in a child process, as otel-scenarios.ts does.
 const here = dirname(fileURLToPath(import.meta.url));
 

@@ -6,7 +6,7 @@ import { startWorkerd } from '../../packages/cloudflare/src/workerd.test-util.js
 import { bundleWorker, type WorkerBundle } from '../support/workerd-bundle.js';
 import type { SpanJson } from './span-json.js';
 
-// SPEC 18, "Tracing on Workers": the `tracer` option in workerd WITHOUT nodejs_compat, where the
+// Tracing on Workers: the `tracer` option in workerd WITHOUT nodejs_compat, where the
 // receiver cannot load @opentelemetry/api itself (no `process`, no `require`). The worker hands in
 // a tracer of an SDK provider that is not registered globally; its spans are read back over HTTP.
 const SECRET = 'whsec_workerd_tracing_5b1d';

@@ -13,7 +13,7 @@ import {
   type ReadmeBundle,
 } from '../../bench/src/bundle/readme-bundles.js';
 
-// SPEC 18, "Bundle" (and 19): the READMEs' workers and Lambda handlers, in memory and in queue
+// Bundle size: the READMEs' workers and Lambda handlers, in memory and in queue
 // mode, bundled by esbuild and minified, are at most 25 KB gzip, and hold neither classic zod nor the API client. Sizes are deterministic for
 // a given lockfile, so they are asserted; `pnpm bench bundle` prints them in full.
 const root = fileURLToPath(ROOT);

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../packages/sandbox/src/cli/run-cli.js';
 
-// SPEC section 14: CLI names cannot be squatted. `churn-risk` (and any `churn-risk-*`) is not a
+// CLI names cannot be squatted. `churn-risk` (and any `churn-risk-*`) is not a
 // package on the registry, so `npx churn-risk ...` would download and run whatever someone
 // publishes under that name. Documented commands go through the scoped packages.
 

@@ -21,7 +21,7 @@ function tscOf(from: string, name: string): string {
   return join(dirname(manifest), 'bin', 'tsc');
 }
 
-/** The TypeScript compilers every packed declaration is checked with (SPEC 18: 5.9 and 7). */
+/** The TypeScript compilers every packed declaration is checked with (5.9 and 7, both supported). */
 export const COMPILERS = {
   'TypeScript 5.9': tscOf(join(ROOT, 'package.json'), 'typescript'),
   'TypeScript 7': tscOf(join(ROOT, 'test', 'package.json'), 'typescript7'),

@@ -21,7 +21,7 @@ import {
   type Snippet,
 } from './readme-parts.js';
 
-// SPEC sections 14 and 18, as a new user meets them: every README says the packages are ESM, its
+// The READMEs, as a new user meets them: every README says the packages are ESM, its
 // install line names what its first example imports, and every TypeScript snippet of every README
 // type-checks (strict; nodenext, then bundler) in a fresh "type": "module" project that installed
 // the packed tarballs plus what the READMEs' install lines and snippets name.

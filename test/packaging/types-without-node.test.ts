@@ -13,7 +13,7 @@ import {
   type Compiler,
 } from './packed.js';
 
-// SPEC 18, "Types without Node": the published declarations of every package, packed and installed
+// Types without Node: the published declarations of every package, packed and installed
 // as a user gets them, type-check under `strict` with `skipLibCheck: false`, on TypeScript 5.9 and
 // 7, in these projects:
 // - workers: a Worker typed with `@cloudflare/workers-types` alone (bundler resolution, as

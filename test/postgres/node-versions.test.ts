@@ -1,5 +1,5 @@
 /**
- * SPEC 15 and 21: @churn-risk/postgres runs on every supported Node. The root suite runs its tests
+ * @churn-risk/postgres runs on every supported Node. The root suite runs its tests
  * under the Node that runs the suite (20 included); this file also runs them under the npm packages
  * node@22 and node@26 (installed in test/ as `node22` and `node26`: the oldest and the newest LTS
  * line of the version matrix; node@24 runs the conformance suite in test/runtimes), each in a child process with the package's own vitest config. Each test file

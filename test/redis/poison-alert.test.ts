@@ -24,7 +24,7 @@ function errorLines(file: string): [string, string, string][] {
 }
 
 /**
- * SPEC 13: an alert whose worker dies mid-alert more than `maxStalls` times (here 1, so that two
+ * Poison alerts: an alert whose worker dies mid-alert more than `maxStalls` times (here 1, so that two
  * SIGKILLs make it poison) goes to the failed set with an error that says it stalled, `onError`
  * is called once, and other alerts keep flowing; `retry(id)` gives it `maxStalls` afresh.
  */

@@ -1,5 +1,5 @@
 /**
- * The Node version matrix of SPEC 12: the core unit tests and the conformance suite (every Node
+ * The Node version matrix: the core unit tests and the conformance suite (every Node
  * adapter, in-memory and Redis mode) run under Node 22, 24 and 26 (npm packages `node@N`,
  * installed in test/ as `node22`...) as well as under the machine's Node, which runs this file.
  * Each version runs vitest in a child process of its own, with the JSON reporter.

@@ -1,5 +1,5 @@
 /**
- * The conformance suite (test/conformance/suite.ts: SPEC section 4's status table, dedupe, the
+ * The conformance suite (test/conformance/suite.ts: the receiver's status table, dedupe, the
  * answer before the handler) against a receiver that lives inside another runtime. The runtime
  * serves `host.ts`; each case sets up its own receiver there, sends deliveries over real HTTP, and
  * reads what the handler saw from the host's control routes.

@@ -26,7 +26,7 @@ export function alertBodies(prefix: string): AlertBodies {
   };
 }
 
-/** The delivery headers of SPEC 2 for `body` signed with `secret` now, and its content type. */
+/** The delivery headers for `body` signed with `secret` now, and its content type. */
 export function signedHeaders(
   body: string,
   secret: string,

@@ -1,5 +1,5 @@
 /**
- * The READMEs' main examples bundled as users ship them (SPEC 18, "Bundle"): the Cloudflare
+ * The READMEs' main examples bundled as users ship them: the Cloudflare
  * README's worker for workerd (esbuild, wrangler's export conditions `workerd`, `worker`,
  * `browser`) and the Lambda README's handler for Node, both minified. The snippet text is read
  * from the READMEs themselves (their first TypeScript block), and the packages resolve to their
@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile, type Platform } from 'esbuild';
 
-/** Most gzip bytes of each bundle (SPEC 18: 25 KB, read as 25,000 bytes, the stricter reading). */
+/** Most gzip bytes of each bundle (25 KB, read as 25,000 bytes, the stricter reading). */
 export const GZIP_BUDGET_BYTES = 25_000;
 
 /** A README whose first TypeScript block (or the first of a section) is bundled. */
@@ -27,7 +27,7 @@ export interface ReadmeBundleCase {
 }
 
 /**
- * SPEC 19: the Lambda README's queue-mode handler (`createSqsQueue` and `createQueueReceiver`),
+ * The Lambda README's queue-mode handler (`createSqsQueue` and `createQueueReceiver`),
  * with the AWS SDK external as the README bundles it (Lambda's Node runtimes ship it).
  */
 export const QUEUE_MODE_CASE: ReadmeBundleCase = {
@@ -47,7 +47,7 @@ export const CASES: readonly ReadmeBundleCase[] = [
     conditions: ['workerd', 'worker', 'browser'],
   },
   { name: 'lambda', readme: 'packages/lambda/README.md', platform: 'node', conditions: [] },
-  // The README's queue-mode worker (`createQueueWorker`, SPEC 16): its receiver is
+  // The README's queue-mode worker (`createQueueWorker`): its receiver is
   // `createQueueReceiver`, so it holds no in-memory queue.
   {
     name: 'worker-queue',

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench bundle` (SPEC 18, "Bundle"): the sizes of the READMEs' workers and Lambda handlers
+ * `pnpm bench bundle`: the sizes of the READMEs' workers and Lambda handlers
  * bundled and minified (raw, minified, gzip, against the 25 KB gzip budget), what each package
  * weighs in them, and the time to import each bundle in a fresh Node process, beside the time to
  * import an empty module (and `node:crypto`, which the Lambda bundle imports) in the same rounds.
@@ -122,7 +122,7 @@ export async function runBundle(settings: BenchSettings): Promise<BenchResult> {
   ].join('\n');
   return {
     name: 'bundle',
-    title: 'Bundle sizes and import time (SPEC 18)',
+    title: 'Bundle sizes and import time (at most 25 KB gzip)',
     markdown,
     data: {
       bundles: bundles.map(({ code: _code, ...rest }) => rest),

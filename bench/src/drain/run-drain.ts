@@ -1,5 +1,5 @@
 /**
- * `pnpm bench drain` (SPEC 21): the processing side at the engines' own speed. For Redis, ours
+ * `pnpm bench drain`: the processing side at the engines' own speed. For Redis, ours
  * (`createRedisQueue`, a receiver with one no-op handler, concurrency 10) against BullMQ's own
  * `Worker`; for Postgres, ours (`createPostgresQueue`) against graphile-worker's `run()` and
  * pg-boss's `work()`. Two figures per side, in interleaved rounds on one redis-server / one
@@ -89,7 +89,7 @@ function beforeSides(label: string): SideSpec[] {
   ];
 }
 
-/** The anchor each engine's goal is stated against (SPEC 21). */
+/** The anchor each engine's goal is stated against (drain ≥ 1.0x; Postgres p50 at most 2x). */
 const GOAL_ANCHOR: Record<Engine, string> = { redis: 'bullmq', postgres: 'graphile-worker' };
 
 interface DrainSettings {
@@ -411,14 +411,14 @@ function engineMarkdown(engine: Engine, summaries: readonly SideSummary[], store
   if (ours !== undefined && goal !== undefined) {
     const drain = ours.perSecond / goal.perSecond;
     verdicts.push(
-      `Goal (SPEC 21): drain ≥ 1.0x ${goal.spec.name}: **${ratio(drain)}**, ${
+      `Goal: drain ≥ 1.0x ${goal.spec.name}: **${ratio(drain)}**, ${
         drain >= 1 ? 'met' : 'not met'
       }.`,
     );
     if (engine === 'postgres') {
       const p50 = ours.latency.p50 / goal.latency.p50;
       verdicts.push(
-        `Goal (SPEC 21): p50 at most 2x ${goal.spec.name}'s: **${ratio(p50)}** (${ms(ours.latency.p50)} against ${ms(goal.latency.p50)} ms), ${
+        `Goal: p50 at most 2x ${goal.spec.name}'s: **${ratio(p50)}** (${ms(ours.latency.p50)} against ${ms(goal.latency.p50)} ms), ${
           p50 <= 2 ? 'met' : 'not met'
         }.`,
       );

@@ -50,13 +50,13 @@ export interface Side {
 /** The wall clock in ms with sub-ms precision, comparable across the processes of one machine. */
 export const wallClock = (): number => performance.timeOrigin + performance.now();
 
-/** A fresh ~280-byte `churn_risk_alert` with a `sentAt` field (extra fields are kept, SPEC 3). */
+/** A fresh ~280-byte `churn_risk_alert` with a `sentAt` field (extra fields are kept). */
 export function stampedAlert(): StampedAlert {
   const alert = JSON.parse(alertBody()) as { userId: string };
   return { ...alert, sentAt: wallClock() };
 }
 
-/** The alert identity `userId:triggeredAt` (SPEC 3), the anchors' de-duplication key. */
+/** The alert identity `userId:triggeredAt`, the anchors' de-duplication key. */
 export function identityOf(alert: StampedAlert): string {
   return `${alert.userId}:${String(alert.triggeredAt)}`;
 }

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench invocation` (issue 33, SPEC 20): the time from the `202` to the handler's start in
+ * `pnpm bench invocation`: the time from the `202` to the handler's start in
  * invocation mode (`consume: 'invocation'`: the process that answered runs the alert inside its
  * keep-alive, no worker process) beside worker mode's (a web process with `consume: false` and a
  * worker process with `consume: true`), for `createPostgresQueue` and `createRedisQueue`, at a

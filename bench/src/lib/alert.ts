@@ -1,15 +1,15 @@
 import { createHmac } from 'node:crypto';
 
-/** The secret every benchmark signs and verifies with (UTF-8 bytes are the HMAC key, SPEC 2). */
+/** The secret every benchmark signs and verifies with (its UTF-8 bytes are the HMAC key). */
 export const SECRET = 'whsec_bench_4f0c2b7e9a1d4c3b8e6f5a2d1c0b9e8f';
 export const WEBHOOK_PATH = '/webhooks/churn-risk';
 
 let counter = 0;
 
 /**
- * A `churn_risk_alert` body (SPEC 3), fresh each call: a new `userId` and `triggeredAt`, so that the
+ * A `churn_risk_alert` body, fresh each call: a new `userId` and `triggeredAt`, so that the
  * receiver's duplicate check never short-circuits. About 250 bytes; with `size`, padded to exactly
- * `size` bytes with an extra field (extra fields are kept, SPEC 3).
+ * `size` bytes with an extra field (extra fields are kept).
  */
 export function alertBody(size?: number): string {
   counter += 1;
@@ -29,7 +29,7 @@ export function alertBody(size?: number): string {
   return `${text.slice(0, -1)},"notes":"${'n'.repeat(size - overhead)}"}`;
 }
 
-/** The two headers of SPEC section 2, signed with node:crypto (independently of the core). */
+/** The two signature headers, signed with node:crypto (independently of the core). */
 export function signHeaders(
   body: string | Uint8Array,
   secret: string = SECRET,

@@ -10,7 +10,7 @@ export interface HandAlert {
 }
 
 /**
- * The hand-written check the adapters are compared with: the SPEC's HMAC over `timestamp.body`,
+ * The hand-written check the adapters are compared with: the HMAC-SHA256 over `timestamp.body`,
  * `timingSafeEqual`, the 300 s tolerance and `JSON.parse` (no schema, no dedupe, no queue).
  * Returns the parsed alert, which a route that queues it needs (parsing twice would handicap it);
  * `undefined` for a delivery to refuse. Throws on a body that is not JSON.

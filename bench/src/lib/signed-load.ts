@@ -8,7 +8,7 @@ export interface LoadOptions {
   amount?: number;
   /** The request path; `WEBHOOK_PATH` by default. */
   path?: string;
-  /** The signature headers for a body; `signHeaders` (SPEC section 2) by default. */
+  /** The signature headers for a body; `signHeaders` by default. */
   sign?: (body: string) => Record<string, string>;
 }
 

@@ -20,9 +20,10 @@ const describe = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);
 
 /**
- * The queue with SPEC 21's option names. The old names (`lockDurationMs`, `stalledIntervalMs`)
- * are refused with a `TypeError` once the rename is in; a package that still takes them would
- * ignore `leaseMs` and run with its 30 s default, which this benchmark reports instead of timing.
+ * The queue with today's option names (`leaseMs`, `reclaimIntervalMs`). The old names
+ * (`lockDurationMs`, `stalledIntervalMs`) are refused with a `TypeError` once the rename is in;
+ * a package that still takes them would ignore `leaseMs` and run with its 30 s default, which
+ * this benchmark reports instead of timing.
  */
 async function makeQueue(): Promise<AlertQueue & { close(): Promise<void> }> {
   if (engine === 'redis') {
@@ -32,7 +33,7 @@ async function makeQueue(): Promise<AlertQueue & { close(): Promise<void> }> {
       const probe = createRedisQueue({ connection: url, prefix: namespace, [old]: 1 } as never);
       await probe.close();
       throw new Error(
-        `@churn-risk/redis in this tree still takes ${old} (SPEC 21 renames it leaseMs): the takeover benchmark needs leaseMs and reclaimIntervalMs`,
+        `@churn-risk/redis in this tree still takes ${old}: the takeover benchmark needs leaseMs and reclaimIntervalMs`,
       );
     } catch (error) {
       if (!(error instanceof TypeError)) throw error;
@@ -47,7 +48,7 @@ async function makeQueue(): Promise<AlertQueue & { close(): Promise<void> }> {
       const probe = createPostgresQueue({ connection: url, schema: namespace, [old]: 1 } as never);
       await probe.close();
       throw new Error(
-        `@churn-risk/postgres in this tree still takes ${old} (SPEC 21 renames it leaseMs): the takeover benchmark needs leaseMs and reclaimIntervalMs`,
+        `@churn-risk/postgres in this tree still takes ${old}: the takeover benchmark needs leaseMs and reclaimIntervalMs`,
       );
     } catch (error) {
       if (!(error instanceof TypeError)) throw error;

@@ -13,7 +13,7 @@ import {
   type Hooks,
 } from './example-workerd.js';
 
-// SPEC 16: the example in queue mode, in workerd through miniflare (its Queues, its D1), with
+// The example in queue mode, in workerd through miniflare (its Queues, its D1), with
 // wrangler.toml's producer, consumer, dead-letter queue and D1 database. The CRM and the ops
 // webhook the handlers call are a node:http server here (example-workerd.ts).
 

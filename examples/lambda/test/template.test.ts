@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse, type CollectionTag, type ScalarTag } from 'yaml';
 
-// SPEC 19: the SAM template of queue mode, read as CloudFormation reads it. Its short-form
+// The SAM template of queue mode, read as CloudFormation reads it. Its short-form
 // intrinsic functions (`!Ref X`, `!GetAtt X.Arn`) become `{ Ref: 'X' }` and
 // `{ 'Fn::GetAtt': ['X', 'Arn'] }`, so that the checks below can follow the references.
 

@@ -15,7 +15,7 @@ import {
   type Server,
 } from './next-server.js';
 
-// SPEC 20 / issue 33: the example under `next build` + `next start` (Node 22) against a real
+// The example under `next build` + `next start` (Node 22) against a real
 // PostgreSQL 15, and the same flow on a real redis-server: alerts handled in the invocation that
 // accepted them, a frozen server's alert taken over by a sweep and completed once, retries run by
 // sweeps once due, and the sweep route's bearer. No timed assertions: every wait is for a

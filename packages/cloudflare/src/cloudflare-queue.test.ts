@@ -279,7 +279,7 @@ describe('createCloudflareQueue', () => {
     expect(platform.queues.size('alerts-dlq')).toBe(0);
   });
 
-  it('fails an alert after one try when a handler throws a NonRetryableError (SPEC 18): no retry message, onError once', async () => {
+  it('fails an alert after one try when a handler throws a NonRetryableError: no retry message, onError once', async () => {
     const platform = new Platform(await freshDb());
     const isolate = platform.isolate();
     const receiver = createReceiver({

@@ -79,7 +79,7 @@ export function createWorker<Env = Record<string, unknown>>(
 ): ChurnRiskWorker<Env> {
   checkBaseOptions('createWorker', options, OPTION_KEYS, HINTS);
   const { secret: _secret, setup: _setup, dedupe, dedupeTtlMs, ...receiverOptions } = options;
-  // Workers cancel what `ctx.waitUntil` keeps alive 30 s after the answer (SPEC 16).
+  // Workers cancel what `ctx.waitUntil` keeps alive 30 s after the answer.
   const budget = {
     keepAliveBudgetMs: receiverOptions.keepAliveBudgetMs ?? WORKERS_KEEP_ALIVE_BUDGET_MS,
   };

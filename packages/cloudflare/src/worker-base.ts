@@ -52,7 +52,7 @@ export interface WorkerBaseOptions<Env> extends Omit<
 
 /** A Cloudflare Workers module worker: `export default` it from the worker's entry module. */
 export interface ChurnRiskWorker<Env> {
-  /** Answers one request with the receiver's answer (SPEC section 4's status table). */
+  /** Answers one request with the receiver's answer (the same statuses as every adapter). */
   fetch(request: Request, env: Env, ctx: WorkerExecutionContext): Promise<Response>;
 }
 
@@ -132,7 +132,7 @@ function toResponse(result: ReceiverResult): Response {
 export interface IsolateWorker<Env, Mode> {
   /** The receiver and the mode's state, built at the first call that succeeds (a failure is not kept). */
   build(env: Env): { receiver: Receiver; mode: Mode };
-  /** Logs a build failure as the receiver logs its own 5xx (SPEC 14) and returns the typed error. */
+  /** Logs a build failure as the receiver logs its own 5xx and returns the typed error. */
   report(error: unknown): IntegrationError;
   /** The worker's `fetch`: the receiver's answer, alerts kept alive by `ctx.waitUntil`. */
   fetch: ChurnRiskWorker<Env>['fetch'];
@@ -169,7 +169,7 @@ export function createIsolateWorker<Env, Mode, ModeOptions extends Partial<Recei
 
   const report = (error: unknown): IntegrationError => {
     const failure = buildFailure(error);
-    // Written like the receiver's own 5xx lines (SPEC 14); `err` only for the user's own code.
+    // Written like the receiver's own 5xx lines; `err` only for the user's own code.
     const fields = failure === error ? { code: failure.code } : { code: failure.code, err: error };
     if (log === undefined) console.error(failure.message, fields);
     else log.error(fields, failure.message);

@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// SPEC 17: no import cycle in core's sources, type-only imports included (the last one ran
+// No import cycle in core's sources, type-only imports included (the last one ran
 // handler-registration.ts -> types.ts -> handler-registration.ts).
 
 const SRC = dirname(fileURLToPath(import.meta.url));

@@ -3,7 +3,7 @@ import { createDurableQueue, createMemoryStore, createReceiver } from '@churn-ri
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { createLambdaHandler, createSweepHandler } from '@churn-risk/lambda';
 
-// SPEC 20 on Lambda: a scheduled sweep runs a durable queue's due alerts; invocation mode, whose
+// On Lambda, a scheduled sweep runs a durable queue's due alerts; invocation mode, whose
 // answer would wait for the sweep on a platform that freezes after it, is refused.
 
 const SECRET = 'whsec_lambda_sweep';

@@ -35,7 +35,7 @@ function checkBudget(budgetMs: number): number {
 
 /**
  * A Lambda handler for an EventBridge Scheduler (or any scheduled) event that runs a durable
- * queue's due alerts where no worker process runs (SPEC 20): `receiver.sweep({ budgetMs })` puts
+ * queue's due alerts where no worker process runs: `receiver.sweep({ budgetMs })` puts
  * back the alerts of invocations that died, then runs retries whose delay passed, within the
  * invocation's remaining time less a margin. Resolves with `{ completed, retried, failed, left }`;
  * rejects (the invocation fails, the scheduler retries it) naming the store when it does not

@@ -10,7 +10,7 @@ import {
 import { functionUrlEvent, restApiEvent } from './aws-events.test-util.js';
 import { createLambdaHandler } from './index.js';
 
-// With a durable queue (SPEC 9) the Lambda answers once Redis holds the alert; worker processes
+// With a durable queue the Lambda answers once Redis holds the alert; worker processes
 // (here: a second receiver on the same Redis) run the handlers later.
 
 let redis: RedisServer;

@@ -3,7 +3,7 @@ import { createDurableQueue, createMemoryStore, createReceiver } from '@churn-ri
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { createSweepHandler } from '@churn-risk/next';
 
-// SPEC 20: the cron route that runs a durable queue's due alerts where no worker runs.
+// The cron route that runs a durable queue's due alerts where no worker runs.
 
 const SECRET = 'whsec_next_sweep';
 const CRON_SECRET = 'cron_secret_0123456789abcdef';

@@ -59,7 +59,7 @@ function secretOf(options: SweepHandlerOptions): string {
 
 /**
  * Creates the App Router route (`app/api/churn-risk/sweep/route.ts`) that a cron job calls to run
- * a durable queue's due alerts where no worker process runs (SPEC 20): retries whose delay passed,
+ * a durable queue's due alerts where no worker process runs: retries whose delay passed,
  * alerts a stopped function left. It answers `401` unless the request carries `Authorization:
  * Bearer <CRON_SECRET>` (compared in constant time; the secret is never logged or echoed), `200`
  * with `{ completed, retried, failed, left }` after one `receiver.sweep({ budgetMs })`, and `503`

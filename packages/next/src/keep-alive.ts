@@ -11,7 +11,7 @@ import type { WaitUntil } from './types.js';
  */
 export function keepAlive(done: Promise<unknown>, waitUntil: WaitUntil | undefined): void {
   // Outside a request scope `after()` throws on every call, and capturing the stack of that
-  // Error cost ~10 µs per delivery, as much as the rest of the receiver (CPU profile of the
+  // Error costs about as much as the rest of the receiver's work per delivery (CPU profile of the
   // route handler called from node:http). The error is never shown, so it is made without one.
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;

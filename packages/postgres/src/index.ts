@@ -1,6 +1,6 @@
 /**
  * @churn-risk/postgres: durable, multi-instance acceptance and processing of churn-risk alerts on
- * PostgreSQL's own tables (SPEC sections 15 and 21). See the package README.
+ * PostgreSQL's own tables. See the package README.
  */
 export { createPostgresQueue, type PostgresQueue } from './postgres-queue.js';
 export {

@@ -7,7 +7,7 @@ import pg from 'pg';
  */
 export type PostgresConnection = string | pg.PoolConfig | pg.Pool;
 
-/** Options of `createPostgresQueue` and `createPostgresStore` (SPEC 15 and 21). */
+/** Options of `createPostgresQueue` and `createPostgresStore`. */
 export interface PostgresQueueOptions {
   /** A `postgres://` URL, `pg` pool options, or a `pg.Pool` (never closed by us). Required. */
   connection: PostgresConnection;
@@ -74,7 +74,7 @@ export interface ResolvedPostgresOptions {
   listen: boolean;
 }
 
-/** The defaults of SPEC 15 and 21. */
+/** The defaults of `createPostgresQueue` and `createPostgresStore`. */
 export const POSTGRES_QUEUE_DEFAULTS = Object.freeze({
   schema: 'churn_risk',
   leaseMs: 30_000,

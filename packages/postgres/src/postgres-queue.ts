@@ -6,7 +6,7 @@ import { createPostgresStore, type PostgresAlertStore } from './postgres-store.j
 export type PostgresQueue = DurableQueue<PostgresAlertStore>;
 
 /**
- * A durable, shared queue for `createReceiver({ queue })` (SPEC 15, 17 and 21): an alert is
+ * A durable, shared queue for `createReceiver({ queue })`: an alert is
  * answered `202` only once Postgres has committed its identity and the alert, in one statement;
  * every consuming process takes alerts under a lease fenced by its token (woken by `LISTEN` /
  * `NOTIFY`) and runs core's try protocol (`createDurableQueue`); retries are rows due later, and

@@ -24,7 +24,7 @@ import { resolvePostgresOptions, type PostgresQueueOptions } from './options.js'
 import { channelOf, statements, type Statements } from './sql.js';
 import { WakeUp } from './wake-up.js';
 
-/** The Postgres `AlertStore` (SPEC 15, 17 and 21). */
+/** The Postgres `AlertStore`. */
 export interface PostgresAlertStore extends AlertStore {
   readonly kind: 'postgres';
   /** The schema of the store's tables. */
@@ -140,7 +140,7 @@ class PgAlertStore implements PostgresAlertStore {
    * Runs one of the store's statements on `client` (the pool, or a checked-out connection), named
    * by a hash of its text: `pg` prepares it once per connection, and PostgreSQL then parses it no
    * more, and plans it no more once it settles on a generic plan (after five executions; the same
-   * index scans), as graphile-worker does. On a busy queue that was most of the database's CPU
+   * index scans), as graphile-worker does. On a busy queue, parsing and planning are most of the CPU
    * per alert. The name comes from the text, so that stores of other schemas, or other versions
    * of this package, can share a pool.
    *
@@ -455,7 +455,7 @@ class PgAlertStore implements PostgresAlertStore {
 }
 
 /**
- * The `AlertStore` of `@churn-risk/postgres` (SPEC 15, 17 and 21), on its own tables in the
+ * The `AlertStore` of `@churn-risk/postgres`, on its own tables in the
  * schema (migrated at start). `accept` records the identity and the alert in one statement and
  * notifies the consumers; `take` leases the oldest due alert (`FOR UPDATE SKIP LOCKED`) and waits
  * for work when none is due; every later write is fenced by the taker's token and the lease's

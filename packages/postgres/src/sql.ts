@@ -1,5 +1,5 @@
 /**
- * The SQL of the Postgres store, on its own tables in one schema (SPEC 21):
+ * The SQL of the Postgres store, on its own tables in one schema:
  *
  * - `alerts`: one row per accepted alert while it waits, runs or sits in the failed set
  *   (`state`: `waiting` (due at `due_at`), `active` (leased to `lease_token` until `lease_until`,

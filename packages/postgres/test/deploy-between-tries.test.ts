@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createPostgresQueue, type PostgresQueue } from '../src/index.js';
 import { deliveryOf, makeAlert, SECRET, usePostgres } from './helpers.js';
 
-// SPEC 13: no deploy that adds, removes, reorders or changes handlers between two tries of an
+// No deploy that adds, removes, reorders or changes handlers between two tries of an
 // alert can skip a handler that has not yet succeeded for it. Each case runs the first try with
 // one release, stops it, and runs the retry with the next release, on a real Postgres.
 

@@ -12,7 +12,7 @@ import {
   usePostgres,
 } from './helpers.js';
 
-// SPEC 21, as RDS, Neon or Supabase give it: a role that is not a superuser, logs in with a
+// Least privilege, as RDS, Neon or Supabase give it: a role that is not a superuser, logs in with a
 // password, has no CREATE right on its database, and owns only a schema made for it beforehand.
 
 const postgres = usePostgres();

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createPostgresQueue } from '../src/index.js';
 import { deliveryOf, makeAlert, SECRET, sql, until, usePostgres } from './helpers.js';
 
-// SPEC 21: a consuming process is woken by NOTIFY through one LISTEN connection of its own, which
+// A consuming process is woken by NOTIFY through one LISTEN connection of its own, which
 // reconnects when it drops; the poll is the fallback, and the only path with `listen: false`.
 
 const postgres = usePostgres();

@@ -5,7 +5,7 @@ import { createPostgresQueue, createPostgresStore, POSTGRES_QUEUE_DEFAULTS } fro
 const URL = 'postgres://app:pw@127.0.0.1:1/alerts';
 
 describe('createPostgresQueue options', () => {
-  it('has the defaults of SPEC 15 and 21', async () => {
+  it('has the documented defaults', async () => {
     expect(POSTGRES_QUEUE_DEFAULTS).toEqual({
       schema: 'churn_risk',
       leaseMs: 30_000,

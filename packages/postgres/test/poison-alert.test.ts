@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createPostgresQueue, createPostgresStore } from '../src/index.js';
 import { deliveryOf, makeAlert, SECRET, until, usePostgres } from './helpers.js';
 
-// SPEC 13 and 15: an alert whose worker died mid-alert more than maxStalls times goes to the
+// An alert whose worker died mid-alert more than maxStalls times goes to the
 // failed set, with an error that says it stalled, and onError is called once. Each "death" here is
 // a take whose lease is left to expire (what a SIGKILLed worker leaves behind), on a real Postgres.
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
 import { freePort, startPostgres, type PostgresServer } from '../src/testing.js';
 
-// The store contract of SPEC 17 against @churn-risk/postgres on a real PostgreSQL: each case gets a
+// The store contract against @churn-risk/postgres on a real PostgreSQL: each case gets a
 // schema of its own, and its two store instances share it (two processes on one database).
 let postgres: PostgresServer;
 let nobody: number;

@@ -1,6 +1,6 @@
 /**
  * @churn-risk/redis: durable, multi-instance acceptance and processing of churn-risk alerts on
- * Redis through BullMQ's public API (SPEC sections 9, 13 and 21), and a Redis dedupe store. See
+ * Redis through BullMQ's public API, and a Redis dedupe store. See
  * the package README.
  */
 export { createRedisQueue, type RedisQueue } from './redis-queue.js';

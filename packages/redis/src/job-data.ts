@@ -6,7 +6,7 @@ export const JOB_NAME = 'churn_risk_alert';
 export const QUEUE_NAME = 'alerts';
 
 /**
- * What a job holds: the queued alert and the numbers core computed for it (SPEC 21). The store
+ * What a job holds: the queued alert and the numbers core computed for it. The store
  * writes them as core gives them and counts nothing of its own.
  */
 export interface AlertJobData extends QueuedAlert {

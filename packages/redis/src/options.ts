@@ -26,7 +26,7 @@ export interface RedisStoreOptions {
   keepFailedMs?: number;
 }
 
-/** Options of `createRedisQueue`, SPEC sections 9, 13 and 21: the store's, and core's runner's. */
+/** Options of `createRedisQueue`: the store's, and core's runner's. */
 export interface RedisQueueOptions extends RedisStoreOptions {
   /**
    * How often a consuming process puts back the alerts whose taker died, in ms. Every reclaim does
@@ -64,7 +64,7 @@ export interface ResolvedRedisQueueOptions extends ResolvedRedisStoreOptions {
   enqueueTimeoutMs: number;
 }
 
-/** The defaults of SPEC sections 9, 13 and 21. */
+/** The defaults of `createRedisQueue`. */
 export const REDIS_QUEUE_DEFAULTS = Object.freeze({
   prefix: 'churn-risk',
   leaseMs: 30_000,

@@ -11,7 +11,7 @@ export interface RedisQueue extends DurableQueue<RedisAlertStore> {
 }
 
 /**
- * A durable, shared queue for `createReceiver({ queue })` (SPEC sections 9, 17 and 21): an alert
+ * A durable, shared queue for `createReceiver({ queue })`: an alert
  * is answered `202` only once Redis has recorded its identity and stored its job, in one atomic
  * operation; every consuming process takes jobs with BullMQ's manual job API and runs core's try
  * protocol (`createDurableQueue`): a completion takes the next alert in the same round trip,

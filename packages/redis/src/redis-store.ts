@@ -447,7 +447,7 @@ class BullMqAlertStore implements RedisAlertStore {
 }
 
 /**
- * The Redis `AlertStore` (SPEC 9, 17 and 21) on BullMQ's public API, with the store's options of
+ * The Redis `AlertStore` on BullMQ's public API, with the store's options of
  * `createRedisQueue` (which runs it under core's `createDurableQueue`). Use it directly with
  * `storeContract`. An unknown option, or one only `createRedisQueue` applies, is a `TypeError`.
  *

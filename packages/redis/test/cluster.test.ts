@@ -5,7 +5,7 @@ import { createRedisQueue, type RedisQueue } from '../src/index.js';
 import { startRedisCluster, type RedisCluster } from '../src/testing.js';
 import { deliveryOf, makeAlert, SECRET } from './helpers.js';
 
-// SPEC 13: on a real three-master Redis Cluster (redis-server --cluster-enabled yes, joined with
+// On a real three-master Redis Cluster (redis-server --cluster-enabled yes, joined with
 // redis-cli --cluster create), an ioredis Cluster connection works for dedupe, the atomic accept,
 // workers, retries and the failed set.
 

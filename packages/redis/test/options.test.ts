@@ -10,7 +10,7 @@ const untyped = (options: Record<string, unknown>): RedisQueueOptions => ({
   ...options,
 });
 
-describe('the options of createRedisQueue and createRedisStore (SPEC 21)', () => {
+describe('the options of createRedisQueue and createRedisStore', () => {
   it('names an unknown option and the one it probably meant', () => {
     expect(() => createRedisQueue(untyped({ lockDurationMs: 5000 }))).toThrow(
       /does not know the option "lockDurationMs" \(the lease is called leaseMs\)/,

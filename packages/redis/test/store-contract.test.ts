@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createRedisStore } from '../src/index.js';
 import { freePort, startRedisServer, type RedisServer } from '../src/testing.js';
 
-// The store contract of SPEC 17 against @churn-risk/redis on a real redis-server: each case gets a
+// The store contract against @churn-risk/redis on a real redis-server: each case gets a
 // prefix of its own, and its two store instances share it (two processes on one Redis).
 let redis: RedisServer;
 let nobody: number;

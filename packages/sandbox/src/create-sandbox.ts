@@ -34,7 +34,7 @@ export interface SandboxOptions {
   onDeliveryAttempt?: (record: DeliveryRecord, attempt: DeliveryAttempt) => void;
   /** Fastify's request logging. Default off. */
   logger?: boolean;
-  /** Duplicates, random delays and bad signatures in the deliveries (SPEC section 11). Default none. */
+  /** Duplicates, random delays and bad signatures in the deliveries. Default none. */
   chaos?: ChaosOptions;
 }
 
@@ -98,7 +98,7 @@ function checkCredential(name: 'apiKey' | 'webhookSecret', value: unknown): void
 }
 
 /**
- * Starts a local churn-risk service (SPEC section 7) and resolves once it listens.
+ * Starts a local churn-risk service and resolves once it listens.
  *
  * @example
  * const sandbox = await createSandbox();

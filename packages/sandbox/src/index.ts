@@ -1,5 +1,5 @@
 /**
- * @churn-risk/sandbox: a local churn-risk service (SPEC section 7) for development, examples and
+ * @churn-risk/sandbox: a local churn-risk service for development, examples and
  * tests: the REST API in memory, scoring, watches and signed webhook deliveries with retries.
  */
 export {

@@ -11,7 +11,7 @@ import {
   type TestReceiver,
 } from './helpers/webhook-receiver.js';
 
-// SPEC section 18, "Environment defaults", through the real `churn-risk` command: flags default to
+// Environment defaults, through the real `churn-risk` command: flags default to
 // CHURN_RISK_API_KEY / CHURN_RISK_WEBHOOK_SECRET, `test-alert` asks a running sandbox for a test
 // alert, and an error from contacting a sandbox or receiver names the URL it contacted.
 

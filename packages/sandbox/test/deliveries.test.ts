@@ -43,7 +43,7 @@ async function setUp(
 }
 
 describe('webhook deliveries', () => {
-  it('delivers a signed SPEC-shaped alert with the documented headers', async () => {
+  it('delivers a signed churn_risk_alert with the documented headers', async () => {
     const { clock, sandbox, receiver } = await setUp(() => 202);
     expect(receiver.received).toHaveLength(1);
     const [request] = receiver.received;

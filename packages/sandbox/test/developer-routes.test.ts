@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceFailure } from './helpers/service-failure.js';
 import { startReceiver, type TestReceiver } from './helpers/webhook-receiver.js';
 
-// SPEC section 11's routes through the typed SandboxClient: replay, filters, test alerts, the
+// The developer routes through the typed SandboxClient: replay, filters, test alerts, the
 // clock, the dashboard's state and its public files.
 
 let sandbox: Sandbox;

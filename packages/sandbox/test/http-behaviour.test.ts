@@ -117,7 +117,7 @@ describe('HTTP behaviour', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('answers the SPEC error body', async () => {
+  it('answers the documented error body', async () => {
     const response = await fetch(`${sandbox.url}/v1/at-risk`, {
       headers: { authorization: 'Bearer wrong' },
     });

@@ -1,7 +1,7 @@
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference -- dynalite ships no types, and this declaration must reach every tsconfig that imports this file
 /// <reference path="./dynalite.d.ts" />
 /**
- * SQS and DynamoDB without AWS, for queue mode's tests (SPEC 19): fauxqs (SQS) and dynalite
+ * SQS and DynamoDB without AWS, for queue mode's tests: fauxqs (SQS) and dynalite
  * (DynamoDB) from the npm registry, both in this process, each on a free port of 127.0.0.1, and
  * stopped by `stop()`. Each test file starts its own pair.
  *

@@ -4,7 +4,7 @@ import type { ServiceError } from '../client/service-error.js';
 import { parseInput } from '../client/validate-input.js';
 import { MAX_BULK_EVENTS } from '../wire/schemas.js';
 
-/** Options of `client.createBatcher(options)`, SPEC section 6. */
+/** Options of `client.createBatcher(options)`. */
 export interface BatcherOptions {
   /** Ms between timed flushes (when events are waiting); default 5000. */
   flushInterval?: number | undefined;

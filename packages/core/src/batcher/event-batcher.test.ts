@@ -217,7 +217,7 @@ describe('failures', () => {
     [401, 'UNAUTHORIZED'],
     [403, 'FORBIDDEN'],
   ])(
-    'keeps the batch on %i (a wrong or revoked key, SPEC 6): onError gets it, nothing is dropped, the next flush resends it',
+    'keeps the batch on %i (a wrong or revoked key): onError gets it, nothing is dropped, the next flush resends it',
     async (status, code) => {
       const { batcher, errors, flushed, next } = batcherWith({ maxSize: 2 });
       service.reply({ status });

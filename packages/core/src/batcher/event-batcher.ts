@@ -4,7 +4,7 @@ import { parseInput } from '../client/validate-input.js';
 import { bulkEventItemSchema } from '../wire/schemas.js';
 import { resolveBatcherOptions, type BatcherOptions } from './batcher-options.js';
 
-/** Queues events and sends them in bulk, SPEC section 6. */
+/** Queues events and sends them in bulk, in order, one request at a time. */
 export interface EventBatcher {
   /** Validates `item` at once (throws `VALIDATION_ERROR`) and queues it; throws after `destroy()`. */
   push(item: BulkEventItem): void;
@@ -39,12 +39,12 @@ interface FlushRun {
 /**
  * 4xx statuses after which the batch is kept (as with 5xx, network errors and time-outs): 408 and
  * 429, after which resending may succeed, and 401 and 403, a wrong or revoked key: a configuration
- * error, not bad data, so the events wait at the head for the key to be fixed (SPEC section 6).
+ * error, not bad data, so the events wait at the head for the key to be fixed.
  */
 const KEPT_4XX: ReadonlySet<number> = new Set([401, 403, 408, 429]);
 
 /**
- * True when the service refused the batch itself, SPEC section 6: any 4xx other than 401, 403,
+ * True when the service refused the batch itself: any 4xx other than 401, 403,
  * 408 and 429 (resending the same events cannot help; the drop is reported at once).
  */
 function isRejectedAsInvalid(error: unknown): error is ServiceError {

@@ -1,7 +1,7 @@
-/** The production API (placeholder for the service's real host, SPEC section 5). */
+/** The production API (placeholder for the service's real host). */
 export const PRODUCTION_BASE_URL = 'https://api.churn-risk.example';
 
-/** The staging API (placeholder for the service's real host, SPEC section 5). */
+/** The staging API (placeholder for the service's real host). */
 export const STAGING_BASE_URL = 'https://api.staging.churn-risk.example';
 
 /** The environments `env` selects. */

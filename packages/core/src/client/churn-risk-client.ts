@@ -56,7 +56,7 @@ function keyOf(options: WriteOptions): string | undefined {
 }
 
 /**
- * The churn-risk API client, SPEC section 5. Every method validates its input before sending
+ * The churn-risk REST API client. Every method validates its input before sending
  * (a `VALIDATION_ERROR` means nothing was sent), retries transient failures, validates the answer
  * and rejects with a `ServiceError`. Every method takes `{ signal }`.
  *
@@ -210,7 +210,7 @@ export class ChurnRiskClient {
     await sendRequest(this.#options, { method: 'DELETE', path, signal: options.signal });
   }
 
-  /** An event batcher that sends through this client (SPEC section 6). */
+  /** An event batcher that sends through this client. */
   createBatcher(options: BatcherOptions = {}): EventBatcher {
     return createEventBatcher(
       (events, idempotencyKey) => this.#postBulk(events, idempotencyKey),

@@ -111,7 +111,7 @@ function attemptRecord(request: ApiRequest, result: AttemptResult, attempt: numb
 }
 
 /**
- * Sends `request` with the retry policy of SPEC section 5: at most `maxRetries` retries of
+ * Sends `request` with the client's retry policy: at most `maxRetries` retries of
  * retryable failures, each attempt with its own time-out and the same idempotency key, `onRequest`
  * before and `onResponse` after each attempt, an abortable wait between attempts.
  * Resolves with the 2xx response; rejects with a `ServiceError` (or what a hook threw).

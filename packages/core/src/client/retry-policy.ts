@@ -1,4 +1,4 @@
-/** The retry rules of SPEC section 5, as data. */
+/** The API client's retry rules, as data. */
 export const RETRY_POLICY = Object.freeze({
   /** Retries after the first attempt, unless `maxRetries` says otherwise. */
   defaultMaxRetries: 3,

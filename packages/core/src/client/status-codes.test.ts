@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { codeForStatus, STATUS_CODES } from './status-codes.js';
 
 describe('codeForStatus', () => {
-  it('follows the SPEC table', () => {
+  it('maps each status to its documented code', () => {
     expect(STATUS_CODES).toEqual({
       400: 'VALIDATION_ERROR',
       401: 'UNAUTHORIZED',

@@ -1,6 +1,6 @@
 import type { ErrorCode } from './service-error.js';
 
-/** The status-to-code table of SPEC section 5, used when an error body carries no code. */
+/** The REST API's status-to-code table, used when an error body carries no code. */
 export const STATUS_CODES: Readonly<Record<number, ErrorCode>> = Object.freeze({
   400: 'VALIDATION_ERROR',
   401: 'UNAUTHORIZED',

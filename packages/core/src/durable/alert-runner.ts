@@ -18,8 +18,8 @@ export interface RunMode {
 }
 
 /**
- * Runs the alerts a durable queue took, each under its lease until its verdict is stored (SPEC 17
- * and 21): one try through core's try protocol, the verdict core computed written by the store,
+ * Runs the alerts a durable queue took, each under its lease until its verdict is stored:
+ * one try through core's try protocol, the verdict core computed written by the store,
  * and, while the slot's `RunMode` chains, the next alert taken by the same write.
  */
 export class AlertRunner {

@@ -51,7 +51,7 @@ export interface TakeOptions {
 }
 
 /**
- * A try's verdict that another try follows, as core computed it (SPEC 21): the store writes these
+ * A try's verdict that another try follows, as core computed it: the store writes these
  * values under the taker's token and computes none of its own.
  */
 export interface RetryVerdict {
@@ -143,7 +143,7 @@ export interface QueueCounts {
 }
 
 /**
- * The lease operations of a pull-based durable back end (SPEC 17 and 21): what core's runner
+ * The lease operations of a pull-based durable back end: what core's runner
  * (`createDurableQueue`) needs to accept alerts, hand each to one taker at a time, and store the
  * verdicts that core computed. Every write carries the taker's token and is refused (resolves
  * `false`, writes nothing) once another token holds the alert or the lease ran out.
@@ -239,7 +239,7 @@ export interface FailedAlertStore {
 }
 
 /**
- * What a pull-based durable back end implements (SPEC 17 and 21): storage, and nothing else. Core's
+ * What a pull-based durable back end implements: storage, and nothing else. Core's
  * `createDurableQueue` runs the loops, the leases, the try protocol, the stall policy and
  * `onError`, and computes every transition (tries, stalls, the record, the due time); a store
  * keeps alerts, hands each to one taker at a time, and writes what core computed while the

@@ -11,7 +11,7 @@ import {
 } from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
 
-// The durable runner (SPEC 17) over the reference store: leases, verdict writes, stalls, outages.
+// The durable runner over the reference store: leases, verdict writes, stalls, outages.
 
 const SECRET = 'whsec_durable_runner';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -342,7 +342,7 @@ function counting(inner: AlertStore): { store: AlertStore; calls: Map<string, nu
   return { store, calls };
 }
 
-describe('createDurableQueue at the engine speed (SPEC 21)', () => {
+describe('createDurableQueue at the engine speed: one store call per alert', () => {
   it('finishes an alert and takes the next in one store call while alerts are due', async () => {
     const { store, calls } = counting(createMemoryStore());
     // Stored before the consumer starts taking: a backlog to drain.

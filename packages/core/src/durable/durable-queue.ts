@@ -70,7 +70,7 @@ export interface DurableQueue<S extends AlertStore = AlertStore>
   health(): Promise<QueueHealth>;
 }
 
-/** The defaults of `createDurableQueue` (SPEC 9, 15 and 17). */
+/** The defaults of `createDurableQueue`, the same for every durable back end. */
 export const DURABLE_QUEUE_DEFAULTS = Object.freeze({
   leaseMs: 30_000,
   maxStalls: 3,
@@ -286,7 +286,7 @@ class DurableAlertQueue<S extends AlertStore> extends DurableQueueBase implement
 }
 
 /**
- * A durable queue for `createReceiver({ queue })` (SPEC 17): alerts are accepted into `store`
+ * A durable queue for `createReceiver({ queue })`: alerts are accepted into `store`
  * (identity and job in one atomic step, before the `202`), and every consuming process takes
  * them from it under a lease and runs core's one try protocol, storing each verdict. A process
  * that dies loses its alerts' leases, and another process takes them over. Back ends

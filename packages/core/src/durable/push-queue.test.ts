@@ -16,7 +16,7 @@ import {
   type ReceiverPlatform,
 } from '@churn-risk/core/testing';
 
-// SPEC 17's push entry point: a platform queue delivers messages, core runs each try and hands
+// Core's push entry point: a platform queue delivers messages, core runs each try and hands
 // back the verdict; the platform here is an in-memory stand-in with Cloudflare Queues' shape (a
 // retry is a new message carrying the record, sent with a delay; a failure goes to a failed store).
 

@@ -153,8 +153,8 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
 }
 
 /**
- * A durable queue on a push-based platform queue (SPEC 17's last rule; Cloudflare Queues in SPEC
- * 16): `send` stores an accepted alert on the platform before the `202`, and the platform's
+ * A durable queue on a push-based platform queue (Cloudflare Queues, Amazon
+ * SQS): `send` stores an accepted alert on the platform before the `202`, and the platform's
  * consumer calls `runDelivered` for each message, which runs core's one try protocol and hands
  * back the verdict to apply, with the same `onError` rule as `createDurableQueue`.
  *

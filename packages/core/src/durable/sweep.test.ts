@@ -8,7 +8,7 @@ import {
 } from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
 
-// SPEC 20: receiver.sweep runs the due alerts of a durable queue within a budget, in a process
+// receiver.sweep runs the due alerts of a durable queue within a budget, in a process
 // that is not a worker (a cron route, a scheduled function).
 
 const SECRET = 'whsec_sweep';

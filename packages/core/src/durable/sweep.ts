@@ -19,7 +19,7 @@ export interface SweepParts {
 }
 
 /**
- * Runs the alerts that are due now, within `budgetMs` (SPEC 20): takes start until the last fifth
+ * Runs the alerts that are due now, within `budgetMs`: takes start until the last fifth
  * of the budget, `concurrency` slots at most, each slot taking its next alert with the completion
  * of the one before; resolves once every try it started has stored its verdict. A store failure
  * rejects with an `Error` naming the store.

@@ -18,7 +18,7 @@ const REFUSAL_NAMES = new Set([
 ]);
 
 /**
- * The answer of an error the receiver refuses a delivery with, SPEC section 4's table: a
+ * The answer of an error the receiver refuses a delivery with, as the receiver's status table gives it: a
  * `WebhookVerificationError` (401) or a `DeliveryRejectedError` (405, 413, 400: the delivery is at
  * fault), a `ReceiverUnavailableError` (503) or a
  * `HandlerFailedError` (500, sync mode). `undefined` for any other value (an `IntegrationError`

@@ -10,7 +10,7 @@ import {
 } from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
 
-// SPEC 17: a WebhookVerificationError is a 401 only; 405, 413 and 400 are DeliveryRejectedError.
+// A WebhookVerificationError is a 401 only; 405, 413 and 400 are DeliveryRejectedError.
 
 describe('DeliveryRejectedError', () => {
   it('carries the status of its code from the one table', () => {

@@ -3,8 +3,8 @@ import { WEBHOOK_ERROR_STATUS, type DeliveryRejectedCode } from './webhook-error
 /**
  * A delivery the receiver refuses for what it is, not for its signature: a method other than POST
  * (`405 METHOD_NOT_ALLOWED`), a body over `maxBodyBytes` (`413 PAYLOAD_TOO_LARGE`), or a verified
- * body that is not a valid payload (`400 INVALID_PAYLOAD`). `code` and `status` follow SPEC
- * section 4's table; the message is safe to send back (never a secret, a signature or the body).
+ * body that is not a valid payload (`400 INVALID_PAYLOAD`). `code` and `status` are the
+ * answer's; the message is safe to send back (never a secret, a signature or the body).
  * A `401` is a `WebhookVerificationError`.
  *
  * @example

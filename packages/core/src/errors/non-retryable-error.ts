@@ -1,7 +1,7 @@
 /**
  * Thrown (or rejected with) by a handler whose failure cannot go away by trying again: a user the
  * service does not know, a record that was deleted, a request the CRM refuses for what it is. The
- * alert's tries end at once (SPEC 18): it fails, and `onError` gets this error once, in memory and
+ * alert's tries end at once: it fails, and `onError` gets this error once, in memory and
  * in every durable queue alike. `retryable` is `false`, as on the client's own `ServiceError`s that
  * no retry can mend. `new NonRetryableError(message, { cause })`: `cause` keeps the underlying error.
  *

@@ -9,7 +9,7 @@ export type VerificationErrorCode =
 /** The `405`, `413` and `400` codes: the delivery is refused for what it is (`DeliveryRejectedError`). */
 export type DeliveryRejectedCode = 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'INVALID_PAYLOAD';
 
-/** Every error code the receiver answers with, SPEC section 4. */
+/** Every error code the receiver answers with. */
 export type WebhookErrorCode =
   VerificationErrorCode | DeliveryRejectedCode | 'OVERLOADED' | 'CLOSED' | 'HANDLER_FAILED';
 

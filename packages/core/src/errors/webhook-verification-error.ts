@@ -2,8 +2,8 @@ import { WEBHOOK_ERROR_STATUS, type VerificationErrorCode } from './webhook-erro
 
 /**
  * A delivery whose signature or timestamp does not verify: always a `401` (`MISSING_SIGNATURE`,
- * `MISSING_TIMESTAMP`, `INVALID_TIMESTAMP`, `INVALID_SIGNATURE`, `TIMESTAMP_OUT_OF_TOLERANCE`,
- * SPEC section 4). The message is safe to send back to the caller: it never contains a secret or
+ * `MISSING_TIMESTAMP`, `INVALID_TIMESTAMP`, `INVALID_SIGNATURE`, `TIMESTAMP_OUT_OF_TOLERANCE`).
+ * The message is safe to send back to the caller: it never contains a secret or
  * an expected signature. `405`, `413` and `400` are a `DeliveryRejectedError`.
  */
 export class WebhookVerificationError extends Error {

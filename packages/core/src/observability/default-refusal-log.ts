@@ -7,7 +7,7 @@ import type { Logger } from './logger.js';
  */
 export const REFUSAL_SUMMARY_INTERVAL_MS = 60_000;
 
-/** What to change for each `5xx` the receiver answers on its own (SPEC section 14). */
+/** What to change for each `5xx` the receiver answers on its own. */
 const SERVER_ERROR_FIXES: Partial<Record<WebhookErrorCode, string>> = {
   OVERLOADED:
     'Fix: the handlers are slower than the alerts arrive (raise `concurrency` or `maxQueue`, or ' +
@@ -132,7 +132,7 @@ class RefusalSummary {
 }
 
 /**
- * What the receiver writes when no `logger` was given (SPEC sections 14 and 18), so that a
+ * What the receiver writes when no `logger` was given, so that a
  * misconfigured receiver shows in the server's own log: each `5xx` answer with its code and fix,
  * and for `401`, `413` and `400` refusals at most one line a minute each, summarising them (their
  * count and codes, with each code's usual cause). Only codes, counts and fixed texts are written:

@@ -1,5 +1,5 @@
 /**
- * The logger the receiver and the client write to (SPEC section 10): pino's shape, so a pino
+ * The logger the receiver and the client write to: pino's shape, so a pino
  * instance, a `console` or any object with the four methods can be passed.
  */
 

@@ -9,7 +9,7 @@ import type {
 import { VERSION } from '../client/version.js';
 import { INSTRUMENTATION_SCOPE, isNoop, registeredGlobals, type OtelApi } from './otel-api.js';
 
-/** Metric names of SPEC section 10. */
+/** The receiver's OpenTelemetry metric names. */
 export const METRIC_NAMES = Object.freeze({
   deliveries: 'churn_risk.webhook.deliveries',
   processDuration: 'churn_risk.alert.process.duration',

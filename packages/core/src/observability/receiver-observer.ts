@@ -8,7 +8,7 @@ import type { QueueDepth } from './receiver-metrics.js';
 import { checkTracer } from './receiver-tracer.js';
 import { isPromiseLike } from '../receiver/maybe-promise.js';
 
-/** A refused delivery, as `onRejected` listeners get it (SPEC section 10). */
+/** A refused delivery, as `onRejected` listeners get it. */
 export interface RejectedDelivery {
   /** The HTTP status answered: 4xx or 5xx. */
   status: number;
@@ -43,7 +43,7 @@ export class ReceiverObserver {
   /** False with the default logger: debug records are not even built then. */
   readonly verbose: boolean;
   readonly #now: () => number;
-  /** With the default logger only: each 5xx, and a 401, 413 and 400 summary a minute (SPEC 14, 18). */
+  /** With the default logger only: each 5xx, and a 401, 413 and 400 summary a minute. */
   readonly #defaultLog: DefaultRefusalLog | undefined;
   #listeners: readonly RejectedListener[] = [];
 

@@ -10,7 +10,7 @@ import type {
   TracerSpanOptions,
 } from './receiver-tracer.js';
 
-/** Span names of SPEC section 10. */
+/** The receiver's OpenTelemetry span names. */
 export const SPAN_NAMES = Object.freeze({
   receive: 'receive churn_risk_alert',
   process: 'process churn_risk_alert',
@@ -49,7 +49,7 @@ export function errorType(error: unknown): string {
 /**
  * A receiver's OpenTelemetry spans and metrics. An interface, so that the types that name it
  * (`TryInput`) do not reach `@opentelemetry/api`'s own types: core's published declarations need
- * neither the API nor `@types/node` (SPEC 18).
+ * neither the API nor `@types/node`, so they type-check without Node's types.
  */
 export interface ReceiverTelemetry {
   /** Starts the `receive` span of a delivery; `undefined` when no SDK records traces. */

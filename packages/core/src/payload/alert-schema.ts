@@ -1,5 +1,5 @@
 // zod/mini, not `zod`: its functions tree-shake, so a bundled receiver (a Worker, a Lambda) holds
-// only the checks this schema uses, not the whole of zod (SPEC 18, "Bundle").
+// only the checks this schema uses, not the whole of zod.
 import * as z from 'zod/mini';
 
 /** Risk tiers: low < 0.4 <= medium < 0.7 <= high. */
@@ -19,8 +19,8 @@ const DATE =
  * An ISO 8601 UTC date-time as RFC 3339 writes it, and as `z.iso.datetime()` accepts it since
  * zod 4.2: a calendar date (leap years counted), `T`, hours, minutes and seconds, any fraction of
  * a second, and `Z` (`2026-01-15T12:00:00.000Z`, what `Date#toISOString` gives). A pattern of
- * its own rather than `z.iso.datetime()`: zod's pattern builder and format classes weigh ~0.7 KB
- * gzip in a bundled receiver (SPEC 18, 19), and zod 4.0 and 4.1 also took a time without seconds,
+ * its own rather than `z.iso.datetime()`: zod's pattern builder and format classes would add
+ * weight to every bundled receiver, and zod 4.0 and 4.1 also took a time without seconds,
  * so the answer depended on the zod version installed. A property test holds it to
  * `z.iso.datetime()`.
  */
@@ -32,7 +32,7 @@ export const UTC_DATE_TIME = new RegExp(
  * The three bounded fields are checked by `z.check`s of core's own, which raise exactly the issues
  * zod's `z.minLength(1)`, `z.gte(0)`/`z.lte(1)` and `z.iso.datetime()` raise (code, origin,
  * bound, input: so messages and locales word them the same), without those checks' classes and
- * pattern builder: ~1 KB gzip less in every bundled receiver (SPEC 18, 19). A property test
+ * pattern builder, which would add weight to every bundled receiver. A property test
  * (alert-checks.test.ts) holds the schema's every decision and issue to one built with zod's own
  * checks.
  */
@@ -88,7 +88,7 @@ const utcDateTime = z.check<string>((payload) => {
 });
 
 /**
- * The `churn_risk_alert` payload, SPEC section 3, as a `zod/mini` schema (`parse`, `safeParse`).
+ * The `churn_risk_alert` payload, as a `zod/mini` schema (`parse`, `safeParse`).
  * Unknown extra fields are kept, so a newer service can add fields without breaking older
  * receivers; `extraFields(alert)` reads them.
  */

@@ -7,7 +7,7 @@ import {
   type ChurnRiskAlert,
 } from '@churn-risk/core';
 
-describe('the exact alert type (SPEC 18)', () => {
+describe('the exact alert type: the documented fields and no others', () => {
   const receiver = createReceiver({ secret: 'whsec_types' });
 
   it('has exactly the documented fields: a misspelt one is a type error', () => {

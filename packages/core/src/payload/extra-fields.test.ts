@@ -25,7 +25,7 @@ function delivery(payload: object): {
   };
 }
 
-describe('unknown alert fields (SPEC 18, "An exact alert type")', () => {
+describe('unknown alert fields (the alert type is exact; extras stay at run time)', () => {
   it('stay in the object the handler gets, and extraFields(alert) returns exactly them', async () => {
     const receiver = createReceiver({ secret: SECRET });
     const seen: ChurnRiskAlert[] = [];

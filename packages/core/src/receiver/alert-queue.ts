@@ -61,7 +61,7 @@ export interface AlertQueue {
   /**
    * True for a queue that stores alerts outside this process, where any process (of any deploy)
    * may run an alert's next try: the handlers' ids are then their identity in
-   * the record of handlers that succeeded, and required as soon as there are two (SPEC 13).
+   * the record of handlers that succeeded, and required as soon as there are two.
    */
   readonly durable?: boolean;
   /** Gives the queue the receiver's processing. Called once, before anything else. */
@@ -100,7 +100,7 @@ export interface AlertQueue {
    */
   depth?(): Promise<number>;
   /**
-   * Runs the alerts that are due now in this process, within a budget (SPEC 20): a durable
+   * Runs the alerts that are due now in this process, within a budget: a durable
    * pull-based queue only. See `Receiver.sweep`.
    */
   sweep?(options: SweepOptions): Promise<SweepResult>;
@@ -148,7 +148,7 @@ export interface AcceptOptions {
   /**
    * The platform's budget for the `waitUntil` that keeps the alert alive (`keepAliveBudgetMs`),
    * from `startedAt` (`Date.now()` at the acceptance). An in-process queue runs the alert's tries
-   * under it (SPEC 16: no silent cut-off). A durable queue ignores it: no budget applies there.
+   * under it (no silent cut-off: it is reported as `CUT_OFF`). A durable queue ignores it: no budget applies there.
    */
   keepAlive?: KeepAlive;
   /**

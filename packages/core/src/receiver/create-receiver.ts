@@ -122,7 +122,7 @@ function handOff(waitUntil: WaitUntil): (done?: Promise<void>) => void {
 
 class WebhookReceiver implements Receiver {
   readonly #config: ResolvedOptions;
-  /** Synchronous on node:crypto; a promise on crypto.subtle (workerd), SPEC 12. */
+  /** Synchronous on node:crypto; a promise on crypto.subtle (workerd). */
   readonly #verify: ReceiverVerifier;
   readonly #queue: AlertQueue;
   readonly #registry: HandlerRegistry;
@@ -328,7 +328,7 @@ class WebhookReceiver implements Receiver {
       span.setAttribute('messaging.message.id', entry.id);
       entry.traceContext = toTraceCarrier(span.spanContext()); // the process spans link to it
     }
-    // SPEC 12: the platform is told to wait before anything is claimed, so that a `waitUntil`
+    // The platform is told to wait before anything is claimed, so that a `waitUntil`
     // that throws leaves the alert unclaimed for the redelivery.
     const handedOff = waitUntil === undefined ? undefined : handOff(waitUntil);
     let accepted: MaybePromise<AcceptResult>;
@@ -364,7 +364,7 @@ class WebhookReceiver implements Receiver {
   }
 
   /**
-   * `consume: 'invocation'` (SPEC 20): once an alert was accepted, a sweep of the queue's due
+   * `consume: 'invocation'`: once an alert was accepted, a sweep of the queue's due
    * alerts within what is left of the keep-alive budget, started now (the answer does not wait for
    * it); its promise is what the platform's `waitUntil` keeps alive. `undefined` in other modes,
    * for a duplicate, or with less than a sweep's minimum left.
@@ -463,7 +463,7 @@ function memoryQueueOf(options: ReceiverOptions, now: () => number): AlertQueue 
 }
 
 /**
- * Creates a webhook receiver (SPEC section 4): it verifies each delivery, answers with the status
+ * Creates a webhook receiver: it verifies each delivery, answers with the status
  * table's codes and runs the registered handlers with retries, deduplication and a bounded queue.
  * Without a `queue` option, the queue is in memory. Throws `TypeError` for a missing secret or a
  * bad option.
@@ -479,7 +479,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
 
 /**
  * Creates the same receiver as `createReceiver({ secret, queue })` for a durable queue, given as
- * `queue` (required), without the in-memory queue's code: a bundle of it is ~2.5 KB gzip smaller
+ * `queue` (required), without the in-memory queue's code: a bundle of it is smaller
  * (a Lambda function in queue mode, a Worker). `dedupe` and `maxQueue` configure the in-memory
  * queue and are refused. Throws `TypeError` without a queue or a secret, or for a bad option.
  *

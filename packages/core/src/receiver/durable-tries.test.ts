@@ -264,7 +264,7 @@ describe('runTry: which handlers a try runs, across deploys', () => {
   });
 });
 
-describe('receiver.on(event, handler, { id }): the refusals of SPEC 13', () => {
+describe('receiver.on(event, handler, { id }): a bad, repeated or missing id is refused', () => {
   const handler = (): void => undefined;
 
   it('refuses an id that is not a non-empty string, and a repeated id', () => {

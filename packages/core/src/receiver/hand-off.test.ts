@@ -3,7 +3,7 @@ import { createTestDelivery } from '../testing.js';
 import { createReceiver } from './create-receiver.js';
 import type { Receiver, ReceiverOptions } from './types.js';
 
-// SPEC 12: `waitUntil` is called before the alert is accepted; a throwing one accepts nothing; a
+// `waitUntil` is called before the alert is accepted; a throwing one accepts nothing; a
 // `Request` whose body was already read is answered RAW_BODY_MISSING.
 const SECRET = 'whsec_hand_off_9d1c';
 const NOW_MS = Date.UTC(2026, 3, 2, 9, 30, 0);
@@ -37,7 +37,7 @@ async function errorOf(response: Response): Promise<{ code: string; message: str
   return json.error;
 }
 
-describe('waitUntil hand-off (SPEC 12)', () => {
+describe('waitUntil hand-off: before acceptance', () => {
   it('calls waitUntil before the alert is accepted, with a promise that settles after the handlers', async () => {
     const receiver = make();
     let release!: () => void;
@@ -143,7 +143,7 @@ describe('waitUntil hand-off (SPEC 12)', () => {
   });
 });
 
-describe('a Request whose body was already read (SPEC 12)', () => {
+describe('a Request whose body was already read', () => {
   it('answers 500 RAW_BODY_MISSING naming the fix when bodyUsed', async () => {
     const receiver = make();
     const rejected = vi.fn();

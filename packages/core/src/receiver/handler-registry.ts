@@ -6,15 +6,15 @@ import type {
 } from './handler-types.js';
 
 // The handler registry, the try protocol's first part: the receiver's handlers and `onError`
-// handlers, checked as they are registered (SPEC 13). The try runner (try-protocol.ts) reads the
+// handlers, checked as they are registered. The try runner (try-protocol.ts) reads the
 // lists when an alert is taken.
 
 /** An example for the messages below. */
 const EXAMPLE = "receiver.on('churn_risk_alert', handler, { id: 'crm-task' })";
 
 /**
- * Checks a registration against the handlers already registered and returns it: the refusals of
- * SPEC 13 (an id that is not a non-empty string, a repeated id, a handler without an id next to
+ * Checks a registration against the handlers already registered and returns it: the refusals
+ * (an id that is not a non-empty string, a repeated id, a handler without an id next to
  * another one on a durable queue) are `TypeError`s.
  */
 function registration(
@@ -64,7 +64,7 @@ export class HandlerRegistry {
     this.#durableQueue = durableQueue;
   }
 
-  /** Registers `handler`; a `TypeError` for the refusals of SPEC 13. */
+  /** Registers `handler`; a `TypeError` for the refusals of `registration`. */
   add(handler: AnyHandler, options: HandlerOptions | undefined): void {
     const entry = registration(this.handlers, handler, options, this.#durableQueue);
     this.handlers = [...this.handlers, entry];

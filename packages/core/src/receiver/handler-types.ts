@@ -41,7 +41,7 @@ export interface AlertContext {
 /** A handler as the dispatcher sees it (the event map is erased here). */
 export type AnyHandler = (payload: ChurnRiskAlert, context: AlertContext) => unknown;
 
-/** Options of `receiver.on` (SPEC 13). */
+/** Options of `receiver.on`. */
 export interface HandlerOptions {
   /**
    * The handler's name, unique among the receiver's handlers: it names the handler in logs, spans

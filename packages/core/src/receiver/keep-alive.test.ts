@@ -10,7 +10,7 @@ import {
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { cutOffPoint } from './keep-alive.js';
 
-// SPEC 16, no silent cut-off: alerts kept alive by a platform `waitUntil` run under the
+// No silent cut-off: alerts kept alive by a platform `waitUntil` run under the
 // platform's budget (`keepAliveBudgetMs`). The clock and timers are vitest's fake ones: the test
 // moves time, nothing depends on how fast the machine is.
 

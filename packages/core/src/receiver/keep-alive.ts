@@ -5,7 +5,7 @@ import { contextOf, recordKey } from './try-protocol.js';
 import type { TryInput } from './try-types.js';
 import type { KeepAlive } from './alert-queue.js';
 
-// SPEC 16, no silent cut-off: an alert kept alive by a platform `waitUntil` has the platform's
+// No silent cut-off: an alert kept alive by a platform `waitUntil` has the platform's
 // budget (Cloudflare cancels such work 30 s after the answer). The in-memory tries (`runAlert`)
 // run under a guard: it starts no retry whose delay ends past the cut-off point, and if that point
 // comes while the alert is not done, it reports the alert once (`onError` with `CUT_OFF`, one

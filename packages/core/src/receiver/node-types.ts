@@ -1,7 +1,7 @@
 // The Node request path's types, declared by the members it uses rather than imported from
 // `node:http` and `node:stream`: core's published `.d.ts` then needs no `@types/node`, so a
 // Worker typed with `@cloudflare/workers-types` alone, or a project with `lib: ["dom"]`, type-checks
-// with `skipLibCheck: false` (SPEC 18). A `node:http` `IncomingMessage` and `ServerResponse` (and
+// with `skipLibCheck: false`. A `node:http` `IncomingMessage` and `ServerResponse` (and
 // Express's, Koa's `ctx.req`/`ctx.res`) fit them as they are.
 
 /** A Node request's headers: `IncomingHttpHeaders` of `node:http` (lower-case names). */

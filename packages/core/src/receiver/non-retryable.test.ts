@@ -19,7 +19,7 @@ import {
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { API_KEY, startFakeService, type FakeService } from '../client/fake-service.test-util.js';
 
-// SPEC 18, "Errors that must not be retried": a NonRetryableError, or an error whose `retryable`
+// Errors that must not be retried: a NonRetryableError, or an error whose `retryable`
 // is false, ends the alert's tries at once (the one try protocol), in memory mode, under
 // createDurableQueue and through the push entry point alike; `retries.shouldRetry` decides for
 // other errors, with the failed try's attempt number.

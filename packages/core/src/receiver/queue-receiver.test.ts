@@ -12,7 +12,7 @@ import {
 } from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
 
-// `createQueueReceiver` (SPEC 19's bundle budget): the receiver of `createReceiver({ queue })`,
+// `createQueueReceiver` (a queue-mode bundle within 25 KB gzip): the receiver of `createReceiver({ queue })`,
 // built without the in-memory queue's code. The same answers and the same processing; only the
 // options that configure the in-memory queue are refused.
 

@@ -172,7 +172,7 @@ export interface NodeRequestOptions {
 }
 
 /**
- * The one Node request path (SPEC 17): a POST's raw body is the bytes a parser kept, else read from
+ * The one Node request path (`receiver.node`, Express, Koa, Next Pages): a POST's raw body is the bytes a parser kept, else read from
  * `req` with `maxBodyBytes` enforced while reading; a body a parser consumed is refused `500
  * RAW_BODY_MISSING` naming `rawBodyFix`; a refusal while reading (413, a failed stream) is answered
  * with `Connection: close`, since the rest of the body stays unread. Other methods go to the

@@ -31,7 +31,7 @@ const RECEIVER_OPTION_KEYS = [
   'now',
 ] as const satisfies readonly (keyof ReceiverOptions)[];
 
-/** The receiver's defaults, SPEC section 4. */
+/** The receiver's defaults. */
 export const RECEIVER_DEFAULTS = Object.freeze({
   tolerance: DEFAULT_TOLERANCE_SECONDS,
   signedContent: 'timestamp.body',

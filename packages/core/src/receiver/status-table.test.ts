@@ -1,5 +1,5 @@
 /**
- * Every row of SPEC section 4's status table, through `receiver.fetch` (Web Request) and through
+ * Every row of the receiver's status table (docs/guarantees.md), through `receiver.fetch` (Web Request) and through
  * `receiver.node` on a real node:http server on 127.0.0.1.
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';

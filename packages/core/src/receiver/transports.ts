@@ -27,7 +27,7 @@ async function readAndHandle(
   // Each getter is read once: undici checks the brand of a Request or Headers on every access.
   const { method, headers } = request;
   if (!isPost(method)) return handle({ method, headers, body: null });
-  // A middleware read the body (or holds its stream): the signed bytes are gone (SPEC 12).
+  // A middleware read the body (or holds its stream): the signed bytes are gone.
   const stream = request.body;
   if (request.bodyUsed || stream?.locked === true) return refuse(rawBodyMissingError(FIX));
   let body: Uint8Array;

@@ -15,7 +15,7 @@ import type { AlertContext, HandlerRegistration, QueuedAlert } from './handler-t
 import { isPromiseLike, type MaybePromise } from './maybe-promise.js';
 import type { RetryPolicy, StoredTry, TryInput, TryLease, TryVerdict } from './try-types.js';
 
-// The try runner (SPEC 13 and 17), the one for every queue. A try runs the alert's handlers that
+// The try runner, the one for every queue. A try runs the alert's handlers that
 // have not succeeded for it, side by side, and gives a verdict: `completed`, `retry` after the
 // retry policy's delay (with the record of the handlers that succeeded), or `failed` after the
 // last try. The in-memory queue applies a verdict with a timer (`runAlert`, memory-queue.ts); a
@@ -40,8 +40,8 @@ let noLease: AbortSignal | undefined;
 
 /**
  * The context of one try. `signal` is read through the prototype, so that a try whose handlers
- * never read it makes no `AbortSignal`: Node makes one in about 2 µs, a good part of a durable
- * queue's own cost per alert (`pnpm bench drain`).
+ * never read it makes no `AbortSignal`: making one is a good part of a durable queue's own
+ * cost per alert (`pnpm bench drain`).
  */
 class TryContext implements AlertContext {
   readonly id: string;
@@ -161,7 +161,7 @@ function mayRetry(input: TryInput, error: unknown, attempt: number): boolean {
 
 /**
  * The verdict of try `tries` (0 for the first), given the handlers that failed in it. The try is
- * the last when no retry is left, or when one failure may not be retried (SPEC 18): the alert then
+ * the last when no retry is left, or when one failure may not be retried: the alert then
  * fails at once with every failure of this try, each reported once, and the record keeps exactly
  * the handlers that succeeded (a `retry` from the failed set runs the failed ones again).
  */

@@ -5,7 +5,7 @@ import type { ReceiverTelemetry } from '../observability/telemetry.js';
 import type { ChurnRiskAlert } from '../payload/alert-schema.js';
 import type { ErrorHandler, HandlerRegistration } from './handler-types.js';
 
-// The types of the try protocol (SPEC 13 and 17), shared by its three parts: the handler registry
+// The types of the try protocol, shared by its three parts: the handler registry
 // (handler-registry.ts), the try runner (try-protocol.ts) and failure reporting
 // (failure-report.ts).
 

@@ -69,7 +69,7 @@ export interface DedupeOptions {
   store?: DedupeStore;
 }
 
-/** Options of `createReceiver`, SPEC section 4. */
+/** Options of `createReceiver`. */
 export interface ReceiverOptions {
   /** The webhook signing secret, or several while rotating. Required. */
   secret: Secret;
@@ -102,7 +102,7 @@ export interface ReceiverOptions {
   /**
    * Whether this process runs handlers (default `true`). `false` makes a web process that only
    * accepts alerts into a durable `queue`; worker processes run the handlers. `'invocation'`
-   * (SPEC 20), for function platforms where no process outlives a request (Vercel, Netlify,
+   * is for function platforms where no process outlives a request (Vercel, Netlify,
    * Lambda with a database): after the `202`, inside the platform's keep-alive (`after()`,
    * `waitUntil`), the receiver runs the durable queue's due alerts, the one just accepted among
    * them, while `keepAliveBudgetMs` lasts (a `receiver.sweep` of that budget); retries and the
@@ -123,13 +123,13 @@ export interface ReceiverOptions {
    */
   keepAliveBudgetMs?: number;
   /**
-   * Where the receiver logs (SPEC section 10): a pino-style logger, called as `(fields, message)`.
+   * Where the receiver logs: a pino-style logger, called as `(fields, message)`.
    * Every refused delivery at `warn` with its `status` and `code`, every accepted alert at `debug`
    * with its identity, a handler that failed after its retries at `error`. Nothing logged holds a
    * secret, a signature header, an expected signature or the body. Default: errors (a handler that
    * failed, when no `onError` handler is registered; each `5xx` answer with its fix; for each of
    * `401`, `413` and `400`, at most one line a minute summarising those refusals) to
-   * `console.error`, nothing else (SPEC sections 14 and 18).
+   * `console.error`, nothing else.
    *
    * @example
    * import pino from 'pino';
@@ -137,7 +137,7 @@ export interface ReceiverOptions {
    */
   logger?: Logger;
   /**
-   * An OpenTelemetry tracer for the receiver's spans (SPEC section 10): the `receive` span of each
+   * An OpenTelemetry tracer for the receiver's spans: the `receive` span of each
    * delivery and the `process` span of each handler try go to it, whether or not an SDK is
    * registered globally. Without it, spans go to the SDK registered through `@opentelemetry/api`,
    * which the receiver loads itself where Node's `require` exists. Hand one in where the receiver
@@ -222,7 +222,7 @@ export interface Receiver<E = WebhookEventMap> {
   /**
    * Registers a handler of event `name`. Several may be registered; each retries and fails on its
    * own. `options.id` names the handler in logs, spans and failed alerts, and is its identity in
-   * a durable queue's record of the handlers that succeeded (SPEC 13): a non-empty string, unique
+   * a durable queue's record of the handlers that succeeded: a non-empty string, unique
    * among the receiver's handlers. With a durable queue and two or more handlers every handler
    * needs one. A `TypeError` otherwise.
    *
@@ -276,8 +276,8 @@ export interface Receiver<E = WebhookEventMap> {
   /** Resolves when nothing is queued or running; rejects after `timeoutMs` if given. */
   drain(options?: DrainOptions): Promise<void>;
   /**
-   * Runs, in this process, the alerts of a durable queue that are due now, within `budgetMs`
-   * (SPEC 20), for platforms where no worker process outlives a request (a cron route on Vercel, a
+   * Runs, in this process, the alerts of a durable queue that are due now, within `budgetMs`,
+   * for platforms where no worker process outlives a request (a cron route on Vercel, a
    * scheduled Lambda): puts back the alerts whose taker died (expired leases; beside its first
    * takes, and what it put back is taken once it is done), and takes and runs due alerts (retries whose delay passed, alerts a stopped function left), as many at once as
    * `concurrency`, until nothing is due or the budget's last fifth begins; every try stores its

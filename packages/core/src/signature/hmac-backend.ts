@@ -22,7 +22,7 @@ export interface HmacBackend {
   ): boolean;
   /**
    * `matchesAny` for a back end whose fastest HMAC there is asynchronous (WebCrypto's
-   * `crypto.subtle`, SPEC 12: 2-8x @noble/hashes in workerd). `data` is the whole signed content in
+   * `crypto.subtle`, faster than @noble/hashes in workerd). `data` is the whole signed content in
    * one buffer, as WebCrypto takes it. Same guarantees as `matchesAny`. Only `hmac-web.ts` has it;
    * `hmac-node.ts` leaves it out, so that the receiver keeps its synchronous path on node:crypto.
    */

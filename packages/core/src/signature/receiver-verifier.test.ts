@@ -337,7 +337,7 @@ describe.each([
         delivery: { signature: independent(SECRET, BODY) },
         expected: 'TIMESTAMP_OUT_OF_TOLERANCE',
       },
-      // The SPEC's order: each case has every later fault too.
+      // The documented order: each case has every later fault too.
       {
         name: 'order: missing signature before missing timestamp',
         delivery: { signature: undefined, timestamp: undefined },

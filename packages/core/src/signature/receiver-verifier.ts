@@ -5,7 +5,7 @@ import { createVerifier, verifierSettings, type VerifierOptions } from './verify
 export type { ReceiverVerifier } from './verify-async.js';
 
 /**
- * The receiver's verifier for this runtime's HMAC back end (SPEC 12: the fastest one measured
+ * The receiver's verifier for this runtime's HMAC back end (the fastest one measured
  * there). On node:crypto (Node, Bun, Deno) it is `createVerifier(options)` itself: synchronous,
  * returns `undefined`. Where the back end has an asynchronous matcher and `crypto.subtle` exists
  * (browsers, edge runtimes), it returns a promise: the same checks, in the same order and with the

@@ -24,7 +24,7 @@ export interface SignedHeaders {
 }
 
 /**
- * Signs a webhook body the way the service does (SPEC section 2) and returns the header values.
+ * Signs a webhook body the way the service does and returns the header values.
  *
  * @example
  * const { signature, timestamp } = signPayload({ body, secret });
@@ -33,7 +33,7 @@ export function signPayload(options: SignPayloadOptions): SignedHeaders {
   const keys = secretKeys(options.secret);
   const when = options.timestamp ?? Date.now() / 1000;
   const seconds = when instanceof Date ? when.getTime() / 1000 : when;
-  // 12 digits at most (SPEC section 2): a 13-digit value is almost surely `Date.now()` milliseconds.
+  // Unix seconds, 12 digits at most: a 13-digit value is almost surely `Date.now()` milliseconds.
   if (!Number.isFinite(seconds) || seconds < 0 || seconds >= 1e12) {
     throw new TypeError(
       'timestamp must be Unix time in seconds (at most 12 digits; not milliseconds) or a Date.',

@@ -12,7 +12,7 @@ const OTHER_SECRET = 'whsec_other_8e21aa4f';
 const NOW_S = 1_767_225_600; // 2026-01-01T00:00:00Z
 const BODY = '{"event":"churn_risk_alert","userId":"u_1"}';
 
-/** The signature as an independent HMAC computes it, SPEC section 2. */
+/** The signature as an independent HMAC computes it. */
 function independent(secret: string, signedText: string): string {
   return `sha256=${createHmac('sha256', secret).update(signedText).digest('hex')}`;
 }
@@ -176,7 +176,7 @@ describe.each(['node:crypto', '@noble/hashes'] as const)(
         expect(() => verify({ signature, timestamp: `0${NOW_S}` })).not.toThrow();
       });
 
-      it('checks in the SPEC order: headers present, timestamp format, signature, tolerance', () => {
+      it('checks in the documented order: headers present, timestamp format, signature, tolerance', () => {
         const far = (NOW_S + 10_000) * 1000;
         expect(thrown(() => verify({ signature: undefined, timestamp: undefined })).code).toBe(
           'MISSING_SIGNATURE',

@@ -4,7 +4,7 @@ import { decodeHexInto, fromHex, toHmacPart, type RawBody } from './bytes.js';
 import type { HmacPart } from './hmac-backend.js';
 import { secretKeys, type Secret } from './secrets.js';
 
-// The signature's wire format (SPEC 2): the two headers, the signed content, then the check.
+// The signature's wire format: the two headers, the signed content, then the check.
 
 /** Most signatures accepted in one header (a rotating sender sends two or three). */
 export const MAX_SIGNATURES = 8;
@@ -228,7 +228,7 @@ export function outOfTolerance(settings: Settings, seconds: number): boolean {
  */
 const scratch = new Uint8Array(32);
 
-/** Checks one delivery in the SPEC's order: headers present, timestamp format, signature, tolerance. */
+/** Checks one delivery in the documented order: headers present, timestamp format, signature, tolerance. */
 function check(settings: Settings, { body, signature, timestamp }: DeliveryToVerify): void {
   const signatureText = headerText(signature);
   if (signatureText === undefined) throw refusal.missingSignature();
@@ -249,7 +249,7 @@ function check(settings: Settings, { body, signature, timestamp }: DeliveryToVer
 
 /**
  * Prepares verification for many deliveries: the secrets are encoded once. The returned function
- * returns nothing or throws `WebhookVerificationError`, checking in the SPEC's order: headers
+ * returns nothing or throws `WebhookVerificationError`, checking in the documented order: headers
  * present, timestamp format, signature, tolerance.
  */
 export function createVerifier(options: VerifierOptions): Verifier {
@@ -306,7 +306,7 @@ function cachedKeys(secret: Secret): Uint8Array[] {
 }
 
 /**
- * Verifies one webhook delivery (SPEC section 2). Returns nothing when valid; throws
+ * Verifies one webhook delivery. Returns nothing when valid; throws
  * `WebhookVerificationError` with `code` and `status` otherwise. Throws `TypeError` for a missing
  * secret or a bad option.
  *

@@ -76,7 +76,7 @@ export function receiverRetryCases(run: RunReceiverCase): void {
   );
 
   run(
-    'receivers: a NonRetryableError, or shouldRetry answering false, ends the tries at once (SPEC 18)',
+    'receivers: a NonRetryableError, or shouldRetry answering false, ends the tries at once',
     async (platform, all) => {
       const asked: number[] = [];
       const retries: RetryOptions = {

@@ -1,11 +1,11 @@
-// The ten broken stores the contract must fail: the six bugs of SPEC 17 and four of SPEC 21, each
+// The ten broken stores the contract must fail: six bugs of the storage port and four of its fenced, core-computed writes, each
 // with the case that catches it.
 import type { StoredAlert } from '@churn-risk/core';
 import type { Bug } from './broken-stores.test-util.js';
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
 
-/** The six bugs of SPEC 17 and four of SPEC 21, each alone. */
+/** The ten bugs, each alone. */
 export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
   '1. accept checks, then inserts': {
     caughtBy: '20 parallel accepts of one alert give exactly one "accepted"',
@@ -95,7 +95,7 @@ export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
     caughtBy: 'health() reports a store that is down',
     bug: () => ({ health: () => Promise.resolve({ reachable: true }) }),
   },
-  // SPEC 21: the steps the port gained, and core computing every transition.
+  // The completion that takes the next alert, and core computing every transition.
   '7. completeAndTake ignores the token': {
     caughtBy: 'completeAndTake completes under the token and takes the next alert, exclusively',
     bug: (inner) => {

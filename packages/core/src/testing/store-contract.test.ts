@@ -4,7 +4,7 @@ import { storeContract } from '@churn-risk/core/testing';
 import { broken, failingCases, wrap } from './broken-stores.test-util.js';
 import { BUGS } from './store-bugs.test-util.js';
 
-// SPEC 17: the contract passes the reference store, two instances on one back end in every case
+// The contract passes the reference store, two instances on one back end in every case
 // (for the in-memory store, one object per scope), and fails each of ten broken stores.
 
 const scopes = new Map<string, AlertStore>();
@@ -26,7 +26,7 @@ storeContract(
   },
 );
 
-describe('storeContract fails a store with any one of the bugs of SPEC 17 and 21', () => {
+describe('storeContract fails a store with any one of ten known bugs', () => {
   for (const [name, { bug, caughtBy }] of Object.entries(BUGS)) {
     it(
       name,

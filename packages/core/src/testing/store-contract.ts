@@ -1,4 +1,4 @@
-// `storeContract`, the back-end contract of SPEC 17 as test cases: the store case groups, then the
+// `storeContract`, the back-end contract as test cases: the store case groups, then the
 // receiver-level cases on two receivers that share one store through `createDurableQueue`.
 import { createDurableQueue } from '../durable/durable-queue.js';
 import { leaseCases } from './lease-cases.js';
@@ -13,7 +13,7 @@ import { sweepCases } from './sweep-cases.js';
 export type { StoreContractOptions } from './store-fixture.js';
 
 /**
- * Registers the back-end contract of SPEC 17 as test cases: what every `AlertStore` must do so
+ * Registers the back-end contract as test cases: what every `AlertStore` must do so
  * that core's `createDurableQueue` loses no alert and runs no handler twice. Every case runs two
  * store instances on one back end (two processes). The store cases: atomic accept with dedupe,
  * exclusive take, takeover of an expired lease, fenced writes, delays, the record of succeeded

@@ -1,4 +1,4 @@
-// `receiver.sweep` on a store (SPEC 20): two sweeps at once, with an alert a dead taker left under
+// `receiver.sweep` on a store: two sweeps at once, with an alert a dead taker left under
 // an expired lease.
 import { createDurableQueue } from '../durable/durable-queue.js';
 import { createReceiver } from '../receiver/create-receiver.js';

@@ -1,5 +1,5 @@
 /**
- * The REST API's wire format, SPEC section 5: one definition shared by the client (which validates
+ * The REST API's wire format: one definition shared by the client (which validates
  * inputs before sending and responses on the way in) and the sandbox service (which validates
  * requests). Change a schema here and both sides follow.
  */
@@ -147,7 +147,7 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * The webhook rule of SPEC section 5: `https://`, or `http://` to a loopback host when the caller
+ * The rule for a watch's webhook URL: `https://`, or `http://` to a loopback host when the caller
  * itself talks to a loopback service (the local sandbox).
  */
 export function isAllowedWebhookUrl(webhook: string, serviceIsLoopback: boolean): boolean {

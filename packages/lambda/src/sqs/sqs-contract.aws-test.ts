@@ -13,7 +13,7 @@ import {
 } from '../../../../test/support/aws/event-source-mapping.js';
 import { createLambdaHandler, createSqsQueue, type SqsQueue } from '../index.js';
 
-// SPEC 19: core's push-queue contract against queue mode, with two consumers (two receivers, as
+// Core's push-queue contract against queue mode, with two consumers (two receivers, as
 // two function instances, each invoked by its own local event source mapping) on one SQS queue,
 // on fauxqs and dynalite.
 

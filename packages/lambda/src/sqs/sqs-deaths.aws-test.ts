@@ -10,7 +10,7 @@ import { spawnTs, type NodeProcess } from '../../../../test/support/node-process
 import { createLambdaHandler, createSqsQueue, type SqsQueue } from '../index.js';
 import { createReceiver, type Receiver } from '@churn-risk/core';
 
-// SPEC 19: consumers are processes here (test/support/aws/consumer-process.ts), killed with
+// Consumers are processes here (test/support/aws/consumer-process.ts), killed with
 // SIGKILL: a consumer that dies mid-batch leaves its records to SQS, which delivers them again
 // after the visibility timeout; a record that kills every consumer ends as poison after maxStalls.
 

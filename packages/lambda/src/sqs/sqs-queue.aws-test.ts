@@ -32,7 +32,7 @@ import {
 import { runFailedCli } from '../cli/failed-cli.js';
 import { delaySecondsOf } from './sqs-message.js';
 
-// Queue mode (SPEC 19) on real emulators: fauxqs for SQS and dynalite for DynamoDB, in this
+// Queue mode on real emulators: fauxqs for SQS and dynalite for DynamoDB, in this
 // process on free ports of 127.0.0.1. The consumer is driven by the local event source mapping of
 // test/support/aws, which invokes the Lambda handler with the events Lambda would send.
 

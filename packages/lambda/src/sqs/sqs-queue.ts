@@ -332,7 +332,7 @@ class SqsQueueMode implements SqsQueue, SqsConsumer {
 }
 
 /**
- * Durable processing on AWS Lambda (SPEC 19): an accepted alert's identity is claimed in
+ * Durable processing on AWS Lambda: an accepted alert's identity is claimed in
  * DynamoDB and the alert sent to SQS before the `202`; the same function (or another one),
  * invoked by the queue's event source mapping, runs core's try protocol on each message: a retry
  * is a new message with the record of handlers that succeeded and core's delay, and after the

@@ -1,7 +1,7 @@
 import { createSeededRandom } from './seeded-random.js';
 
 /**
- * Chaos in the webhook deliveries (SPEC section 11), to prove that a receiver is idempotent and
+ * Chaos in the webhook deliveries, to prove that a receiver is idempotent and
  * copes with alerts arriving out of order. Every rate is a probability from 0 to 1; all default 0.
  */
 export interface ChaosOptions {

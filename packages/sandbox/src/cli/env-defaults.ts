@@ -1,4 +1,4 @@
-/** The environment variables the CLI's flags default to (SPEC section 18, "Environment defaults"). */
+/** The environment variables the CLI's flags default to. */
 export const ENV = {
   /** `--api-key` of `sandbox` and of the commands that talk to a running sandbox. */
   apiKey: 'CHURN_RISK_API_KEY',

@@ -25,8 +25,8 @@ export interface SandboxClientOptions {
 }
 
 /**
- * A typed client of the sandbox's developer routes (SPEC section 11), for scripts and tests; the
- * routes of SPEC section 5 are `ChurnRiskClient`'s. No retries: a failed call rejects at once with
+ * A typed client of the sandbox's developer routes, for scripts and tests; the
+ * REST API's routes are `ChurnRiskClient`'s. No retries: a failed call rejects at once with
  * a `ServiceError` (`code`, `status`, `requestId`), whose message never holds the API key.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The webhook delivery policy of SPEC section 7, as data: the first retry 1 minute after the first
+ * The webhook delivery policy, as data: the first retry 1 minute after the first
  * try, each delay doubling, at most 6 hours between tries, no try later than 72 hours after the first.
  */
 export const DELIVERY_POLICY = Object.freeze({

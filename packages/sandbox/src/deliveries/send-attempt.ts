@@ -33,7 +33,7 @@ export interface SendAttemptOptions {
   signal: AbortSignal;
 }
 
-/** Header names of a delivery (SPEC section 2). */
+/** Header names of a delivery. */
 export const SIGNATURE_HEADER = 'X-Service-Signature';
 export const TIMESTAMP_HEADER = 'X-Service-Timestamp';
 

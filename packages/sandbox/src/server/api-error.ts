@@ -38,7 +38,7 @@ export class ApiError extends Error {
     this.status = API_ERROR_STATUS[code];
   }
 
-  /** The JSON error body of SPEC section 5. */
+  /** The JSON error body: `{"error":{"code","message","details"?}}`. */
   toBody(): { error: { code: string; message: string; details?: ValidationDetail[] } } {
     return {
       error: {

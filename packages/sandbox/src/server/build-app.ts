@@ -40,7 +40,7 @@ export interface AppOptions {
 
 /**
  * The sandbox's Fastify app: request ids, API-key auth, the optional rate limit, body size limit,
- * idempotent replay, the routes of SPEC sections 5 and 11, the dashboard (public: it holds no
+ * idempotent replay, the REST API's and developer routes, the dashboard (public: it holds no
  * data) and the error bodies. Not yet listening.
  */
 export function buildApp(options: AppOptions): FastifyInstance {

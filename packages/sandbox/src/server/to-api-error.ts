@@ -5,7 +5,7 @@ interface FrameworkError {
   message?: unknown;
 }
 
-/** Maps any error thrown while answering to the sandbox's error of SPEC section 5. */
+/** Maps any error thrown while answering to the sandbox's API error (status, code, body). */
 export function toApiError(error: unknown, maxBodyBytes: number): ApiError {
   if (error instanceof ApiError) return error;
   const { statusCode, message } = (

@@ -1,7 +1,7 @@
 import type { ChurnRiskAlert } from '@churn-risk/core';
 import type { ComputedRisk } from '../scoring/score-user.js';
 
-/** The `churn_risk_alert` payload of SPEC section 3, triggered at `now`. */
+/** The `churn_risk_alert` payload, triggered at `now`. */
 export function buildAlert(userId: string, risk: ComputedRisk, now: number): ChurnRiskAlert {
   return {
     event: 'churn_risk_alert',

@@ -13,7 +13,8 @@ import { renderDelivery } from './render-deliveries.js';
 import { renderUsers } from './render-users.js';
 import { renderWatches } from './render-watches.js';
 
-// A poll and its render must fit in the second SPEC 11 allows, with room to spare on a busy machine.
+// The dashboard shows a change within a second: a poll and its render must fit in it, with room
+// to spare on a busy machine.
 const POLL_MS = 250;
 
 const byId = (id: string): HTMLElement => {
