@@ -1,7 +1,13 @@
 import { defineConfig } from 'tsup';
 
 /** The package's entries: those of `exports` in package.json, each with its types. */
-const PUBLIC = { index: 'src/index.ts', testing: 'src/testing.ts', cli: 'src/node/failed-cli.ts' };
+const PUBLIC = {
+  index: 'src/index.ts',
+  store: 'src/store.ts',
+  adapter: 'src/adapter.ts',
+  testing: 'src/testing.ts',
+  cli: 'src/node/failed-cli.ts',
+};
 
 export default defineConfig({
   entry: {

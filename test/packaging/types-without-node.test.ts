@@ -133,7 +133,8 @@ const WITHOUT_NODE = ['workers', 'dom'] as const;
 const NODE_FIT = `
 import { createServer } from 'node:http';
 import { PassThrough } from 'node:stream';
-import { createReceiver, handleNodeRequest, readNodeBody, sendNodeResponse } from '@churn-risk/core';
+import { createReceiver } from '@churn-risk/core';
+import { handleNodeRequest, readNodeBody, sendNodeResponse } from '@churn-risk/core/adapter';
 
 const receiver = createReceiver({ secret: 'whsec_types' });
 createServer(receiver.node);

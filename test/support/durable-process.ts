@@ -9,7 +9,8 @@
  * CHECK_SIGNAL=1 the handler reads `context.signal` after its wait, as a handler does right before
  * a side effect: once its lease is lost it appends `aborted <id> <pid>` instead of `done`.
  */
-import { createReceiver, type AlertQueue } from '@churn-risk/core';
+import { createReceiver } from '@churn-risk/core';
+import { type AlertQueue } from '@churn-risk/core/store';
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -4,7 +4,8 @@
  * adapter would pass them; a consuming process is `createReceiver` with the queue, one no-op
  * handler, `consume` on (the default) and concurrency 10.
  */
-import type { AlertQueue, createReceiver as CreateReceiver } from '@churn-risk/core';
+import type { createReceiver as CreateReceiver } from '@churn-risk/core';
+import type { AlertQueue } from '@churn-risk/core/store';
 import { SECRET, signHeaders } from '../lib/alert.js';
 import { CONCURRENCY, type Consumer, type Producer, type Side, type StampedAlert } from './side.js';
 

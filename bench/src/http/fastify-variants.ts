@@ -5,18 +5,15 @@
  */
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { createReceiver, createVerifier, parseEvent, type Receiver } from '@churn-risk/core';
 import {
   createMemoryDedupeStore,
-  createReceiver,
-  createVerifier,
-  parseEvent,
   type AcceptedAlert,
   type AlertProcessor,
   type AlertQueue,
   type DedupeStore,
   type QueuedAlert,
-  type Receiver,
-} from '@churn-risk/core';
+} from '@churn-risk/core/store';
 import { churnRiskPlugin } from '@churn-risk/fastify';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
 import { rawBodyOfAnyType } from '../lib/fastify-raw-body.js';
@@ -60,6 +57,8 @@ function leanQueue(dedupe: boolean): AlertQueue {
         event: 'churn_risk_alert' as const,
         signal: NEVER_ABORTED,
         stalls: 0,
+        handlerId: undefined,
+        idempotencyKey: input.id,
       };
       for (const { handler } of input.handlers) void handler(input.alert, context);
     }

@@ -19,7 +19,7 @@
  * last start the last kept promise settled); `{ report: true }` answers `{ progress: { starts,
  * kept } }` at any time. The handler is a no-op that reads the clock first.
  */
-import type { AlertQueue } from '@churn-risk/core';
+import type { AlertQueue } from '@churn-risk/core/store';
 import { createReceiver } from '@churn-risk/core';
 import { createPostgresQueue } from '@churn-risk/postgres';
 import { createRedisQueue } from '@churn-risk/redis';

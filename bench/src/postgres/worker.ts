@@ -7,7 +7,8 @@
  * returns, or waits `holdMs` (a handler to be killed in). Sends `{ ready: true }` once started.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createReceiver, type AlertQueue } from '@churn-risk/core';
+import { createReceiver } from '@churn-risk/core';
+import { type AlertQueue } from '@churn-risk/core/store';
 import { createPostgresQueue } from '@churn-risk/postgres';
 import { createRedisQueue } from '@churn-risk/redis';
 import { SECRET } from '../lib/alert.js';

@@ -8,7 +8,8 @@
  * victim). `{ accept: true }` makes this process accept one fresh signed alert through its
  * receiver (answered `{ accepted: userId }`).
  */
-import { createReceiver, type AlertQueue } from '@churn-risk/core';
+import { createReceiver } from '@churn-risk/core';
+import { type AlertQueue } from '@churn-risk/core/store';
 import { SECRET, alertBody, signHeaders } from '../lib/alert.js';
 import { tellParent } from '../lib/child.js';
 

@@ -5,12 +5,8 @@
  * takes nothing more, as a process that died or froze; its handler never returns. The other
  * consumers' reclaims then find the lease expired.
  */
-import {
-  createDurableQueue,
-  createMemoryStore,
-  createReceiver,
-  type AlertStore,
-} from '@churn-risk/core';
+import { createReceiver } from '@churn-risk/core';
+import { createDurableQueue, createMemoryStore, type AlertStore } from '@churn-risk/core/store';
 import { SECRET, alertBody, signHeaders } from '../lib/alert.js';
 import type { Fleet, Member, Start } from './fleet.js';
 

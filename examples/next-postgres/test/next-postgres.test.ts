@@ -1,4 +1,4 @@
-import type { AlertStore } from '@churn-risk/core';
+import type { AlertStore } from '@churn-risk/core/store';
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { createPostgresStore } from '@churn-risk/postgres';
 import { startPostgres } from '@churn-risk/postgres/testing';

@@ -1,14 +1,13 @@
+import { type Logger, type QueueHealth } from '@churn-risk/core';
 import {
   createMemoryDedupeStore,
   createPushQueue,
   refuseUnknownOptions,
   type DedupeStore,
-  type Logger,
   type PushQueue,
   type PushVerdict,
   type QueuedAlert,
-  type QueueHealth,
-} from '@churn-risk/core';
+} from '@churn-risk/core/store';
 import type { D1Database, QueueBatch, QueueMessage, QueueProducer } from './bindings.js';
 import { D1Identities } from './d1-identities.js';
 import { D1FailedStore, type FailedStore } from './d1-tables.js';

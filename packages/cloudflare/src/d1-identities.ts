@@ -1,4 +1,4 @@
-import type { DedupeStore } from '@churn-risk/core';
+import type { DedupeStore } from '@churn-risk/core/store';
 import type { D1Database } from './bindings.js';
 import { ensureSchema } from './d1-schema.js';
 

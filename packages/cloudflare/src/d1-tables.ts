@@ -1,9 +1,5 @@
-import {
-  resolveFailedListOptions,
-  type FailedAlert,
-  type FailedListOptions,
-  type QueuedAlert,
-} from '@churn-risk/core';
+import { type FailedAlert, type FailedListOptions } from '@churn-risk/core';
+import { resolveFailedListOptions, type QueuedAlert } from '@churn-risk/core/store';
 import type { D1Database, QueueProducer } from './bindings.js';
 import { ensureSchema } from './d1-schema.js';
 import { messageOf } from './queue-message.js';

@@ -1,12 +1,12 @@
 import {
-  errorResponse,
   IntegrationError,
-  refuseUnknownOptions,
   type Receiver,
   type ReceiverOptions,
   type ReceiverResult,
   type Secret,
 } from '@churn-risk/core';
+import { refuseUnknownOptions } from '@churn-risk/core/store';
+import { errorResponse } from '@churn-risk/core/adapter';
 import { resolveSecret } from './resolve-secret.js';
 
 // What both workers share (`createWorker` in memory, `createQueueWorker` in queue mode): the

@@ -7,22 +7,13 @@ export {
   WebhookVerificationError,
   isWebhookVerificationError,
 } from './errors/webhook-verification-error.js';
-export {
-  DeliveryRejectedError,
-  isDeliveryRejectedError,
-  payloadTooLarge,
-} from './errors/delivery-rejected-error.js';
+export { DeliveryRejectedError, isDeliveryRejectedError } from './errors/delivery-rejected-error.js';
 export {
   WEBHOOK_ERROR_STATUS,
   type DeliveryRejectedCode,
   type VerificationErrorCode,
   type WebhookErrorCode,
 } from './errors/webhook-error-status.js';
-export {
-  RAW_BODY_MISSING,
-  rawBodyMissingError,
-  rawBodyMissingResult,
-} from './errors/raw-body-missing.js';
 export {
   ReceiverUnavailableError,
   type ReceiverUnavailableCode,
@@ -39,7 +30,6 @@ export {
   isNonRetryableError,
   NonRetryableError,
 } from './errors/non-retryable-error.js';
-export { deliveryRefusal, type DeliveryRefusal } from './errors/delivery-refusal.js';
 export {
   IntegrationError,
   isIntegrationError,
@@ -57,37 +47,11 @@ export {
 export { alertIdentity, parseEvent, type ParsedEvent } from './payload/parse-event.js';
 export * as wire from './wire/schemas.js';
 export * from './receiver/index.js';
-export {
-  resolveFailedListOptions,
-  type AlertStore,
-  type FailedAlert,
-  type FailedListOptions,
-  type QueueCounts,
-  type StoredAlert,
-  type AlertLeaseStore,
-  type FailedAlertStore,
-  type StoreAcceptOptions,
-  type TakeOptions,
-  type RetryVerdict,
-  type FailVerdict,
-  type CompleteAndTake,
+export type {
+  FailedAlert,
+  FailedListOptions,
+  QueueCounts,
 } from './durable/alert-store.js';
-export {
-  createDurableQueue,
-  DURABLE_QUEUE_DEFAULTS,
-  type DurableQueue,
-  type DurableQueueOptions,
-} from './durable/durable-queue.js';
-export { createMemoryStore, type MemoryStoreOptions } from './durable/memory-store.js';
-export { refuseUnknownOptions } from './options/known-options.js';
-export {
-  createPushQueue,
-  type DeliveredAlert,
-  type PushQueue,
-  type PushQueueOptions,
-  type PushVerdict,
-} from './durable/push-queue.js';
-export { withTimeout } from './durable/timing.js';
 export * from './client/index.js';
 export * from './batcher/index.js';
 export * from './observability/index.js';

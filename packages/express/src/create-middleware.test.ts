@@ -1,4 +1,4 @@
-import { RAW_BODY_MISSING, rawBodyMissingResult } from '@churn-risk/core';
+import { RAW_BODY_MISSING, rawBodyMissingResult } from '@churn-risk/core/adapter';
 import express, { type RequestHandler } from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,5 @@
-import { handleNodeRequest, sendNodeResponse, type Receiver, type RawBody } from '@churn-risk/core';
+import { type Receiver, type RawBody } from '@churn-risk/core';
+import { handleNodeRequest, sendNodeResponse } from '@churn-risk/core/adapter';
 import type { Request, RequestHandler, Response } from 'express';
 import type { RequestWithRawBody } from './raw-body-saver.js';
 

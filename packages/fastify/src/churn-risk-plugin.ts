@@ -1,9 +1,6 @@
-import {
-  payloadTooLarge,
-  refuseUnknownOptions,
-  type Receiver,
-  type ReceiverResult,
-} from '@churn-risk/core';
+import { type Receiver, type ReceiverResult } from '@churn-risk/core';
+import { refuseUnknownOptions } from '@churn-risk/core/store';
+import { payloadTooLarge } from '@churn-risk/core/adapter';
 import type {
   FastifyError,
   FastifyPluginCallback,

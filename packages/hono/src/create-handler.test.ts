@@ -1,11 +1,6 @@
-import {
-  createDurableQueue,
-  createMemoryStore,
-  createReceiver,
-  RAW_BODY_MISSING,
-  rawBodyMissingResult,
-  type Receiver,
-} from '@churn-risk/core';
+import { createReceiver, type Receiver } from '@churn-risk/core';
+import { createDurableQueue, createMemoryStore } from '@churn-risk/core/store';
+import { RAW_BODY_MISSING, rawBodyMissingResult } from '@churn-risk/core/adapter';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context, type ExecutionContext, type MiddlewareHandler } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { RAW_BODY_MISSING, rawBodyMissingResult } from '@churn-risk/core';
+import { RAW_BODY_MISSING, rawBodyMissingResult } from '@churn-risk/core/adapter';
 import { bodyParser as koaBodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';

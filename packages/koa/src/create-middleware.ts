@@ -1,9 +1,5 @@
-import {
-  handleNodeRequest,
-  type RawBody,
-  type Receiver,
-  type ReceiverResult,
-} from '@churn-risk/core';
+import { type RawBody, type Receiver, type ReceiverResult } from '@churn-risk/core';
+import { handleNodeRequest } from '@churn-risk/core/adapter';
 import type { Context, Middleware } from 'koa';
 
 /** The fix `RAW_BODY_MISSING` names in Koa. */

@@ -1,4 +1,5 @@
-import { createReceiver, type PushQueue } from '@churn-risk/core';
+import { createReceiver } from '@churn-risk/core';
+import { type PushQueue } from '@churn-risk/core/store';
 import type {
   ALBEvent,
   ALBHandler,

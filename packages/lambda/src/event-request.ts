@@ -1,4 +1,5 @@
-import { payloadTooLarge, type HeadersInput, type RawBody } from '@churn-risk/core';
+import { type HeadersInput, type RawBody } from '@churn-risk/core';
+import { payloadTooLarge } from '@churn-risk/core/adapter';
 import type {
   AlbEvent,
   HttpApiEvent,

@@ -6,14 +6,9 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NextApiRequest, NextApiResponse } from 'next';
-import {
-  createDurableQueue,
-  createMemoryStore,
-  createReceiver,
-  RAW_BODY_MISSING,
-  rawBodyMissingResult,
-  type Receiver,
-} from '@churn-risk/core';
+import { createReceiver, type Receiver } from '@churn-risk/core';
+import { createDurableQueue, createMemoryStore } from '@churn-risk/core/store';
+import { RAW_BODY_MISSING, rawBodyMissingResult } from '@churn-risk/core/adapter';
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BODY_PARSER_CONFIG_LINE, createPagesHandler } from './create-pages-handler.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextApiRequest, NextApiResponse } from 'next';
-import { errorResponse, handleNodeRequest, sendNodeResponse } from '@churn-risk/core';
+import { errorResponse, handleNodeRequest, sendNodeResponse } from '@churn-risk/core/adapter';
 import { checkHandlerOptions, type NextHandlerOptions, type NextReceiver } from './types.js';
 
 /** A Pages Router API route handler (`pages/api/...`). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createDurableQueue, createMemoryStore, createReceiver } from '@churn-risk/core';
+import { createReceiver } from '@churn-risk/core';
+import { createDurableQueue, createMemoryStore } from '@churn-risk/core/store';
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { createSweepHandler } from '@churn-risk/next';
 

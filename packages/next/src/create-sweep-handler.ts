@@ -1,4 +1,5 @@
-import { refuseUnknownOptions, type Receiver, type SweepResult } from '@churn-risk/core';
+import { type Receiver, type SweepResult } from '@churn-risk/core';
+import { refuseUnknownOptions } from '@churn-risk/core/store';
 import type { RouteHandler } from './create-route-handler.js';
 
 /** Options of `createSweepHandler`. */

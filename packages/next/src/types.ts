@@ -1,4 +1,5 @@
-import { refuseUnknownOptions, type Receiver } from '@churn-risk/core';
+import { type Receiver } from '@churn-risk/core';
+import { refuseUnknownOptions } from '@churn-risk/core/store';
 
 /** The part of a churn-risk receiver the Next.js handlers use: any `createReceiver(...)` result fits. */
 export type NextReceiver = Pick<Receiver, 'fetch' | 'handle' | 'maxBodyBytes'> &

@@ -1,4 +1,4 @@
-import { refuseUnknownOptions } from '@churn-risk/core';
+import { refuseUnknownOptions } from '@churn-risk/core/store';
 import pg from 'pg';
 
 /**

@@ -1,4 +1,4 @@
-import { createDurableQueue, type DurableQueue } from '@churn-risk/core';
+import { createDurableQueue, type DurableQueue } from '@churn-risk/core/store';
 import { resolvePostgresOptions, type PostgresQueueOptions } from './options.js';
 import { createPostgresStore, type PostgresAlertStore } from './postgres-store.js';
 

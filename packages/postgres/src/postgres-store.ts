@@ -1,19 +1,21 @@
 import {
+  type FailedAlert,
+  type FailedListOptions,
+  type QueueCounts,
+  type QueueHealth,
+} from '@churn-risk/core';
+import {
   resolveFailedListOptions,
   withTimeout,
   type AlertStore,
   type CompleteAndTake,
-  type FailedAlert,
-  type FailedListOptions,
   type FailVerdict,
-  type QueueCounts,
-  type QueueHealth,
   type QueuedAlert,
   type RetryVerdict,
   type StoreAcceptOptions,
   type StoredAlert,
   type TakeOptions,
-} from '@churn-risk/core';
+} from '@churn-risk/core/store';
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { CONNECT_TIMEOUT_MS, describeConnection, openPool, withClient } from './connection.js';

@@ -1,4 +1,5 @@
-import { createReceiver, type StoredAlert } from '@churn-risk/core';
+import { createReceiver } from '@churn-risk/core';
+import { type StoredAlert } from '@churn-risk/core/store';
 import { describe, expect, it } from 'vitest';
 import { createPostgresQueue, createPostgresStore } from '../src/index.js';
 import { deliveryOf, makeAlert, SECRET, until, usePostgres } from './helpers.js';

@@ -1,9 +1,5 @@
-import {
-  resolveFailedListOptions,
-  type FailedAlert,
-  type FailedListOptions,
-  type QueueCounts,
-} from '@churn-risk/core';
+import { type FailedAlert, type FailedListOptions, type QueueCounts } from '@churn-risk/core';
+import { resolveFailedListOptions } from '@churn-risk/core/store';
 import type { Job, Queue } from 'bullmq';
 import type { AlertJobData } from './job-data.js';
 

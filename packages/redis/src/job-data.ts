@@ -1,4 +1,4 @@
-import type { QueuedAlert } from '@churn-risk/core';
+import type { QueuedAlert } from '@churn-risk/core/store';
 
 /** The BullMQ job name of an accepted alert. */
 export const JOB_NAME = 'churn_risk_alert';

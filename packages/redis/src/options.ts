@@ -1,4 +1,4 @@
-import { refuseUnknownOptions } from '@churn-risk/core';
+import { refuseUnknownOptions } from '@churn-risk/core/store';
 import { isCluster, type RedisConnection } from './connection.js';
 
 /** Options of `createRedisStore`: where the alerts live, and how BullMQ keeps them. */

@@ -1,4 +1,4 @@
-import type { DedupeStore } from '@churn-risk/core';
+import type { DedupeStore } from '@churn-risk/core/store';
 import { randomUUID } from 'node:crypto';
 import { openConnections, whenReady, type RedisConnection } from './connection.js';
 

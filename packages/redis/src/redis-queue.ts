@@ -1,4 +1,4 @@
-import { createDurableQueue, type DurableQueue } from '@churn-risk/core';
+import { createDurableQueue, type DurableQueue } from '@churn-risk/core/store';
 import type { Queue } from 'bullmq';
 import type { AlertJobData } from './job-data.js';
 import { resolveRedisQueueOptions, type RedisQueueOptions } from './options.js';

@@ -1,18 +1,20 @@
 import {
-  withTimeout,
-  type AlertStore,
-  type CompleteAndTake,
-  type FailVerdict,
   type FailedAlert,
   type FailedListOptions,
   type QueueCounts,
   type QueueHealth,
+} from '@churn-risk/core';
+import {
+  withTimeout,
+  type AlertStore,
+  type CompleteAndTake,
+  type FailVerdict,
   type QueuedAlert,
   type RetryVerdict,
   type StoreAcceptOptions,
   type StoredAlert,
   type TakeOptions,
-} from '@churn-risk/core';
+} from '@churn-risk/core/store';
 import { Job, Queue, Worker, type JobJson, type JobsOptions } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { openConnections, type Connections, type RedisClient } from './connection.js';

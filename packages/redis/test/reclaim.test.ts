@@ -1,4 +1,5 @@
-import { createReceiver, type StoredAlert } from '@churn-risk/core';
+import { createReceiver } from '@churn-risk/core';
+import { type StoredAlert } from '@churn-risk/core/store';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createRedisQueue, createRedisStore, type RedisAlertStore } from '../src/index.js';

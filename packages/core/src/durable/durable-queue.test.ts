@@ -1,14 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
+import { AlertStalledError, createReceiver, type Logger, type Receiver } from '@churn-risk/core';
 import {
-  AlertStalledError,
   createDurableQueue,
   createMemoryStore,
-  createReceiver,
   type AlertStore,
   type DurableQueueOptions,
-  type Logger,
-  type Receiver,
-} from '@churn-risk/core';
+} from '@churn-risk/core/store';
 import { createTestDelivery } from '@churn-risk/core/testing';
 
 // The durable runner over the reference store: leases, verdict writes, stalls, outages.

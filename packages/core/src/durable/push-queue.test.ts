@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   AlertStalledError,
-  createPushQueue,
   createReceiver,
-  type DeliveredAlert,
   type FailedAlert,
+  type Receiver,
+} from '@churn-risk/core';
+import {
+  createPushQueue,
+  type DeliveredAlert,
   type PushQueue,
   type PushVerdict,
   type QueuedAlert,
-  type Receiver,
-} from '@churn-risk/core';
+} from '@churn-risk/core/store';
 import {
   createTestDelivery,
   pushQueueContract,

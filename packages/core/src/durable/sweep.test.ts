@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createDurableQueue,
-  createMemoryStore,
-  createReceiver,
-  type AlertStore,
-  type Receiver,
-} from '@churn-risk/core';
+import { createReceiver, type Receiver } from '@churn-risk/core';
+import { createDurableQueue, createMemoryStore, type AlertStore } from '@churn-risk/core/store';
 import { createTestDelivery } from '@churn-risk/core/testing';
 
 // receiver.sweep runs the due alerts of a durable queue within a budget, in a process

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   createReceiver,
-  deliveryRefusal,
   DeliveryRejectedError,
   isDeliveryRejectedError,
   isWebhookVerificationError,
-  payloadTooLarge,
   WebhookVerificationError,
 } from '@churn-risk/core';
+import { deliveryRefusal, payloadTooLarge } from '@churn-risk/core/adapter';
 import { createTestDelivery } from '@churn-risk/core/testing';
 
 // A WebhookVerificationError is a 401 only; 405, 413 and 400 are DeliveryRejectedError.

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createDurableQueue,
-  createMemoryStore,
-  createReceiver,
-  type DurableQueue,
-} from '@churn-risk/core';
+import { createReceiver } from '@churn-risk/core';
+import { createDurableQueue, createMemoryStore, type DurableQueue } from '@churn-risk/core/store';
 import {
   EXIT,
   failedCliHelp,

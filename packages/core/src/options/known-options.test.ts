@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { ChurnRiskClient, createEventBatcher, createReceiver } from '@churn-risk/core';
 import {
-  ChurnRiskClient,
   createDurableQueue,
-  createEventBatcher,
   createMemoryQueue,
   createMemoryStore,
   createPushQueue,
-  createReceiver,
   refuseUnknownOptions,
-} from '@churn-risk/core';
+} from '@churn-risk/core/store';
 
 // Issue 32: an option a create* function does not know is a TypeError that names it and the
 // closest known key, in JavaScript as in TypeScript (the casts below are what a JS caller does).

@@ -1,17 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import {
-  createMemoryQueue,
   createReceiver,
   AlertStalledError,
   HandlersFailedError,
   type AlertContext,
+  type ChurnRiskAlert,
+  type Receiver,
+} from '@churn-risk/core';
+import {
+  createMemoryQueue,
   type AlertProcessor,
   type AlertQueue,
-  type ChurnRiskAlert,
   type QueuedAlert,
-  type Receiver,
   type TryVerdict,
-} from '@churn-risk/core';
+} from '@churn-risk/core/store';
 import { runStoredTry } from './try-protocol.js';
 
 // The try protocol a durable queue (Redis, or a future Postgres or SQS package) relies on: each

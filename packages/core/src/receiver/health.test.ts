@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createMemoryQueue,
-  createReceiver,
-  type AlertQueue,
-  type QueueHealth,
-} from '@churn-risk/core';
+import { createReceiver, type QueueHealth } from '@churn-risk/core';
+import { createMemoryQueue, type AlertQueue } from '@churn-risk/core/store';
 
 /** The default queue, plus a store whose health answers as given. */
 function queueReporting(health: () => Promise<QueueHealth>): AlertQueue {

@@ -1,21 +1,23 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ChurnRiskClient,
-  createDurableQueue,
-  createMemoryStore,
-  createPushQueue,
   createReceiver,
   defaultShouldRetry,
   isNonRetryableError,
   NonRetryableError,
   ServiceError,
-  type DeliveredAlert,
-  type DurableQueue,
   type Logger,
-  type PushVerdict,
   type Receiver,
   type RetryOptions,
 } from '@churn-risk/core';
+import {
+  createDurableQueue,
+  createMemoryStore,
+  createPushQueue,
+  type DeliveredAlert,
+  type DurableQueue,
+  type PushVerdict,
+} from '@churn-risk/core/store';
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { API_KEY, startFakeService, type FakeService } from '../client/fake-service.test-util.js';
 

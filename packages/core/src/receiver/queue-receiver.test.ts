@@ -1,15 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  createDurableQueue,
-  createMemoryQueue,
-  createMemoryStore,
   createQueueReceiver,
   createReceiver,
-  type AlertQueue,
   type ChurnRiskAlert,
   type QueueReceiverOptions,
   type Receiver,
 } from '@churn-risk/core';
+import {
+  createDurableQueue,
+  createMemoryQueue,
+  createMemoryStore,
+  type AlertQueue,
+} from '@churn-risk/core/store';
 import { createTestDelivery } from '@churn-risk/core/testing';
 
 // `createQueueReceiver` (a queue-mode bundle within 25 KB gzip): the receiver of `createReceiver({ queue })`,

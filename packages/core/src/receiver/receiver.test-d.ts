@@ -1,7 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
-  createDurableQueue,
-  createMemoryStore,
   createQueueReceiver,
   createReceiver,
   type AlertContext,
@@ -9,6 +7,7 @@ import {
   type Receiver,
   type ReceiverResult,
 } from '@churn-risk/core';
+import { createDurableQueue, createMemoryStore } from '@churn-risk/core/store';
 
 describe('receiver types', () => {
   const receiver = createReceiver({ secret: 'whsec_types' });

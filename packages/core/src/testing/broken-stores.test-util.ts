@@ -1,6 +1,6 @@
 // The machinery of the contract's own tests: a store that wraps the reference store with one bug,
 // and a run of the whole contract that collects the names of the cases that failed.
-import { createMemoryStore, type AlertStore } from '@churn-risk/core';
+import { createMemoryStore, type AlertStore } from '@churn-risk/core/store';
 import { storeContract, type ContractTestApi } from '@churn-risk/core/testing';
 
 /** A store that delegates to the reference store, with one method replaced. */

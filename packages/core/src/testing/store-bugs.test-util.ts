@@ -1,6 +1,6 @@
 // The ten broken stores the contract must fail: six bugs of the storage port and four of its fenced, core-computed writes, each
 // with the case that catches it.
-import type { StoredAlert } from '@churn-risk/core';
+import type { StoredAlert } from '@churn-risk/core/store';
 import type { Bug } from './broken-stores.test-util.js';
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore, type AlertStore } from '@churn-risk/core';
+import { createMemoryStore, type AlertStore } from '@churn-risk/core/store';
 import { storeContract } from '@churn-risk/core/testing';
 import { broken, failingCases, wrap } from './broken-stores.test-util.js';
 import { BUGS } from './store-bugs.test-util.js';

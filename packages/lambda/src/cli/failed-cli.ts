@@ -4,7 +4,8 @@ import {
   type CliIo,
   type FailedCliBackend,
 } from '@churn-risk/core/cli';
-import { withTimeout, type QueueHealth } from '@churn-risk/core';
+import { type QueueHealth } from '@churn-risk/core';
+import { withTimeout } from '@churn-risk/core/store';
 import { createSqsQueue } from '../sqs/sqs-queue.js';
 
 /** The environment variable of the failed table's name (`--table` overrides it). */

@@ -1,9 +1,5 @@
-import {
-  resolveFailedListOptions,
-  type FailedAlert,
-  type FailedListOptions,
-  type QueuedAlert,
-} from '@churn-risk/core';
+import { type FailedAlert, type FailedListOptions } from '@churn-risk/core';
+import { resolveFailedListOptions, type QueuedAlert } from '@churn-risk/core/store';
 import type { AwsCalls } from './aws-sdk.js';
 import { epochSeconds } from './dynamo-identities.js';
 

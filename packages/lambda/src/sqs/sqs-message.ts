@@ -1,4 +1,4 @@
-import type { QueuedAlert } from '@churn-risk/core';
+import type { QueuedAlert } from '@churn-risk/core/store';
 
 /**
  * The body of a queue mode message (JSON): the accepted alert, the tries made before the one this

@@ -1,5 +1,5 @@
 import type { AwsSdkClient } from './aws-sdk.js';
-import { refuseUnknownOptions } from '@churn-risk/core';
+import { refuseUnknownOptions } from '@churn-risk/core/store';
 
 /** Options of `createSqsQueue`. */
 export interface SqsQueueOptions {

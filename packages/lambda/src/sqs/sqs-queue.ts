@@ -1,17 +1,19 @@
 import {
+  type FailedAlert,
+  type FailedListOptions,
+  type QueueCounts,
+  type QueueHealth,
+} from '@churn-risk/core';
+import {
   createPushQueue,
   withTimeout,
   type AcceptResult,
   type AlertProcessor,
   type DeliveredAlert,
-  type FailedAlert,
-  type FailedListOptions,
   type PushQueue,
   type PushVerdict,
-  type QueueCounts,
   type QueuedAlert,
-  type QueueHealth,
-} from '@churn-risk/core';
+} from '@churn-risk/core/store';
 import { awsCalls, describeError, type AwsCalls } from './aws-sdk.js';
 import { DynamoFailedTable, type StoredFailure } from './dynamo-failed-table.js';
 import { DynamoIdentities } from './dynamo-identities.js';

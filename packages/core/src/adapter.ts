@@ -1,0 +1,36 @@
+/**
+ * `@churn-risk/core/adapter`: what a framework adapter imports to hand deliveries to a receiver
+ * (the ones of `@churn-risk/express`, `/koa`, `/fastify`, `/next`, `/hono`, `/lambda` and
+ * `/cloudflare` are built on it): reading a Node request's raw body within the size limit,
+ * writing a receiver's answer to a Node response, and the answers for what goes wrong before the
+ * receiver sees the body.
+ *
+ * @example
+ * import { handleNodeRequest, sendNodeResponse } from '@churn-risk/core/adapter';
+ *
+ * // a Node (req, res) framework whose request still holds its unread body
+ * const result = await handleNodeRequest(receiver, req, { rawBodyFix: 'mount it before the body parser' });
+ * if (result !== undefined) sendNodeResponse(res, result);
+ */
+export { deliveryRefusal, type DeliveryRefusal } from './errors/delivery-refusal.js';
+export { payloadTooLarge } from './errors/delivery-rejected-error.js';
+export {
+  RAW_BODY_MISSING,
+  rawBodyMissingError,
+  rawBodyMissingResult,
+} from './errors/raw-body-missing.js';
+export type {
+  BodyEvent,
+  NodeBodyStream,
+  NodeHeaders,
+  NodeRequest,
+  NodeRequestListener,
+  NodeResponse,
+} from './receiver/node-types.js';
+export {
+  handleNodeRequest,
+  readNodeBody,
+  sendNodeResponse,
+  type NodeRequestOptions,
+} from './receiver/request-body.js';
+export { errorResponse, RETRY_AFTER_SECONDS } from './receiver/responses.js';

@@ -1,0 +1,64 @@
+/**
+ * `@churn-risk/core/store`: what a back-end author imports to make a durable queue for
+ * `createReceiver({ queue })`. A pull-based back end implements `AlertStore` (storage only) and
+ * hands it to `createDurableQueue`, which runs the leases, the tries and their verdicts; a
+ * platform queue that pushes messages uses `createPushQueue`. `storeContract` and
+ * `pushQueueContract` from `@churn-risk/core/testing` are the test suites every back end passes.
+ *
+ * @example
+ * import { createDurableQueue, createMemoryStore } from '@churn-risk/core/store';
+ *
+ * // the reference store, in this process only: for tests
+ * const queue = createDurableQueue(createMemoryStore(), { leaseMs: 5_000 });
+ * const receiver = createReceiver({ secret, queue });
+ */
+export {
+  resolveFailedListOptions,
+  type AlertLeaseStore,
+  type AlertStore,
+  type CompleteAndTake,
+  type FailedAlert,
+  type FailedAlertStore,
+  type FailedListOptions,
+  type FailVerdict,
+  type QueueCounts,
+  type RetryVerdict,
+  type StoreAcceptOptions,
+  type StoredAlert,
+  type TakeOptions,
+} from './durable/alert-store.js';
+export {
+  createDurableQueue,
+  DURABLE_QUEUE_DEFAULTS,
+  type DurableQueue,
+  type DurableQueueOptions,
+} from './durable/durable-queue.js';
+export { createMemoryStore, type MemoryStoreOptions } from './durable/memory-store.js';
+export {
+  createPushQueue,
+  type DeliveredAlert,
+  type PushQueue,
+  type PushQueueOptions,
+  type PushVerdict,
+} from './durable/push-queue.js';
+export { withTimeout } from './durable/timing.js';
+export { refuseUnknownOptions } from './options/known-options.js';
+export type {
+  AcceptOptions,
+  AcceptResult,
+  AcceptedAlert,
+  AlertProcessor,
+  AlertQueue,
+  KeepAlive,
+  QueueHealth,
+  QueuedAlert,
+} from './receiver/alert-queue.js';
+export type { AnyHandler, HandlerRegistration } from './receiver/handler-types.js';
+export { createMemoryQueue, type MemoryQueueOptions } from './receiver/memory-queue.js';
+export {
+  createMemoryDedupeStore,
+  type MemoryDedupeStore,
+  type MemoryDedupeStoreOptions,
+} from './receiver/memory-dedupe-store.js';
+export type { DedupeStore } from './receiver/types.js';
+export type { RetryPolicy, StoredTry, TryInput, TryVerdict } from './receiver/try-types.js';
