@@ -7,25 +7,19 @@ import type {
   LambdaResult,
 } from './lambda-events.js';
 import { lambdaResult } from './lambda-result.js';
-import { isSqsEvent, type SqsEvent } from './sqs/sqs-events.js';
+import { isSqsEvent, type SqsBatchResponse, type SqsEvent } from './sqs/sqs-events.js';
 import type { SqsQueue } from './sqs/sqs-queue.js';
 
 /**
- * Whether `queue` consumes SQS events (a `createSqsQueue` queue), told by its consumer method
- * rather than by its class, so that a bundle without queue mode holds none of its code.
+ * Hands an SQS event to the receiver's own queue, never to another receiver's. A `createSqsQueue`
+ * queue is told by its consumer method rather than by its class, so that a bundle without queue
+ * mode holds none of its code.
  */
-function isSqsQueue(queue: AlertQueue): queue is SqsQueue {
-  return typeof (queue as Partial<SqsQueue>).handleSqsEvent === 'function';
-}
-
-/** An SQS event, handed to the receiver's own queue: never to another receiver's. */
-function consume(receiver: Receiver, event: SqsEvent): ReturnType<SqsQueue['handleSqsEvent']> {
-  const { queue } = receiver;
-  if (!isSqsQueue(queue)) {
+function consume(receiver: Receiver, event: SqsEvent): Promise<SqsBatchResponse> {
+  const queue: Partial<SqsQueue> & AlertQueue = receiver.queue;
+  if (queue.handleSqsEvent === undefined) {
     throw new TypeError(
-      `An SQS event came to a handler whose receiver has the ${queue.kind} queue: give the ` +
-        'receiver createSqsQueue({ queueUrl, dedupeTable, failedTable }) as its queue, with the ' +
-        "URL of the queue of the function's event source mapping.",
+      `An SQS event, and the receiver's queue is the ${queue.kind} queue, not createSqsQueue.`,
     );
   }
   return queue.handleSqsEvent(event);
@@ -73,18 +67,13 @@ async function answer(receiver: Receiver, event: LambdaHttpEvent): Promise<Lambd
  */
 export function createLambdaHandler(receiver: Receiver): LambdaHandler;
 export function createLambdaHandler(receiver: Receiver, ...removed: unknown[]): LambdaHandler {
-  if (removed.some((option) => option !== undefined)) {
-    throw new TypeError(
-      "createLambdaHandler takes only the receiver: it consumes SQS events with the receiver's own " +
-        'queue, so the queue option is gone. Call createLambdaHandler(receiver) with the receiver ' +
-        'created with that queue (createReceiver({ secret, queue })).',
-    );
+  if (removed.length > 0) {
+    throw new TypeError('createLambdaHandler takes only the receiver (no queue option).');
   }
   if (receiver.consume === 'invocation') {
     throw new TypeError(
-      "consume: 'invocation' cannot work on Lambda: the environment freezes once the handler " +
-        'returns, so the answer would wait for the sweep. Use consume: false and a scheduled ' +
-        'createSweepHandler(receiver) (EventBridge Scheduler), or createSqsQueue.',
+      "consume: 'invocation' cannot work on Lambda, which freezes once the handler returns: use " +
+        'consume: false and a scheduled createSweepHandler(receiver), or createSqsQueue.',
     );
   }
   const handler = async (event: LambdaHttpEvent | SqsEvent): Promise<LambdaResult> => {

@@ -64,9 +64,7 @@ export function refuseOtherQueues(event: SqsEvent, queueKey: string, queueUrl: s
   const other = event.Records.find((record) => queueKeyOfArn(record.eventSourceARN) !== queueKey);
   if (other === undefined) return;
   throw new TypeError(
-    `An SQS event from ${other.eventSourceARN}, which is not the queue of this handler's receiver ` +
-      `(${queueUrl}): give the receiver's createSqsQueue({ queueUrl }) the URL of the queue of ` +
-      "the function's event source mapping; to consume two queues, make a receiver and a handler " +
-      'for each.',
+    `An SQS event from ${other.eventSourceARN}, not from the receiver's queue (${queueUrl}): give ` +
+      "createSqsQueue({ queueUrl }) the event source mapping's queue.",
   );
 }
