@@ -1,4 +1,4 @@
-import { createReceiver } from '@churn-risk/core';
+import { createReceiver, type Receiver } from '@churn-risk/core';
 import { type PushQueue } from '@churn-risk/core/store';
 import type {
   ALBEvent,
@@ -71,7 +71,9 @@ describe('lambda adapter types', () => {
     expectTypeOf(queue).toExtend<PushQueue>();
     const sqsHandler: SQSHandler = createLambdaHandler(createReceiver({ secret: 's', queue }));
     expectTypeOf(sqsHandler).not.toBeNever();
-    expectTypeOf(createLambdaHandler(receiver, { queue })).toEqualTypeOf<LambdaHandler>();
+    expectTypeOf(createLambdaHandler).parameters.toEqualTypeOf<[Receiver]>();
+    // @ts-expect-error the handler consumes with the receiver's own queue: no queue option
+    createLambdaHandler(receiver, { queue });
     const { batchItemFailures } = {} as SQSBatchResponse;
     expectTypeOf<SqsBatchResponse>().toExtend<SQSBatchResponse>();
     expectTypeOf(batchItemFailures).not.toBeNever();

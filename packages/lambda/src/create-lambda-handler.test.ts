@@ -5,6 +5,7 @@ import {
   type Receiver,
   type ReceiverOptions,
 } from '@churn-risk/core';
+import { createDurableQueue, createMemoryStore } from '@churn-risk/core/store';
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -24,7 +25,12 @@ import {
   restApiEvent,
   type EventInput,
 } from './aws-events.test-util.js';
-import { createLambdaHandler, type LambdaHttpEvent, type LambdaHttpResult } from './index.js';
+import {
+  createLambdaHandler,
+  type LambdaHttpEvent,
+  type LambdaHttpResult,
+  type SqsEvent,
+} from './index.js';
 
 const receivers: Receiver[] = [];
 
@@ -463,6 +469,46 @@ describe.each(EVENT_SOURCES)(
     });
   },
 );
+
+describe('createLambdaHandler: SQS events', () => {
+  const sqsEvent: SqsEvent = {
+    Records: [
+      {
+        messageId: 'm1',
+        body: '{}',
+        attributes: { ApproximateReceiveCount: '1' },
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:eu-west-1:123456789012:alerts',
+      },
+    ],
+  };
+
+  it('rejects with a TypeError naming the queue when the receiver has no SQS queue', async () => {
+    const inMemory = receiverWith();
+    const durable = receiverWith({ queue: createDurableQueue(createMemoryStore()) });
+    for (const [receiver, kind] of [
+      [inMemory, 'memory'],
+      [durable, durable.queue.kind],
+    ] as const) {
+      const ran: string[] = [];
+      receiver.on('churn_risk_alert', (alert) => void ran.push(alert.userId), { id: 'h' });
+      const refusal = await createLambdaHandler(receiver)(sqsEvent).catch((e: unknown) => e);
+      expect(refusal).toBeInstanceOf(TypeError);
+      expect((refusal as TypeError).message).toContain(`the ${kind} queue`);
+      expect((refusal as TypeError).message).toMatch(/, not createSqsQueue\.$/);
+      expect(ran).toEqual([]);
+    }
+  });
+
+  it('refuses a second argument: SQS events go to the receiver’s own queue', () => {
+    const receiver = receiverWith();
+    const untyped = createLambdaHandler as (...args: unknown[]) => unknown;
+    expect(() => untyped(receiver, { queue: receiver.queue })).toThrow(
+      /^createLambdaHandler takes only the receiver \(no queue option\)\.$/,
+    );
+    expect(untyped(receiver)).toBeTypeOf('function');
+  });
+});
 
 describe('the README', () => {
   it('testing recipe works: a test delivery in a minimal payload 2.0 event', async () => {

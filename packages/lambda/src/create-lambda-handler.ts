@@ -1,4 +1,5 @@
 import type { Receiver, ReceiverResult } from '@churn-risk/core';
+import type { AlertQueue } from '@churn-risk/core/store';
 import { eventBody, eventRequest } from './event-request.js';
 import type {
   LambdaHandler,
@@ -7,18 +8,22 @@ import type {
   LambdaResult,
 } from './lambda-events.js';
 import { lambdaResult } from './lambda-result.js';
-import { isSqsEvent, type SqsEvent } from './sqs/sqs-events.js';
+import { isSqsEvent, type SqsBatchResponse, type SqsEvent } from './sqs/sqs-events.js';
 import type { SqsQueue } from './sqs/sqs-queue.js';
-import { sqsDispatch } from './sqs/sqs-dispatch.js';
 
-/** Options of `createLambdaHandler`. */
-export interface LambdaHandlerOptions {
-  /**
-   * The queue whose SQS events this handler consumes. Needed only when two receivers of one
-   * process use the same SQS queue; otherwise an SQS event goes to the receiver's `createSqsQueue`
-   * queue whose URL matches the event's `eventSourceARN`.
-   */
-  queue?: SqsQueue | undefined;
+/**
+ * Hands an SQS event to the receiver's own queue, never to another receiver's. A `createSqsQueue`
+ * queue is told by its consumer method rather than by its class, so that a bundle without queue
+ * mode holds none of its code.
+ */
+function consume(receiver: Receiver, event: SqsEvent): Promise<SqsBatchResponse> {
+  const queue: Partial<SqsQueue> & AlertQueue = receiver.queue;
+  if (queue.handleSqsEvent === undefined) {
+    throw new TypeError(
+      `An SQS event, and the receiver's queue is the ${queue.kind} queue, not createSqsQueue.`,
+    );
+  }
+  return queue.handleSqsEvent(event);
 }
 
 async function answer(receiver: Receiver, event: LambdaHttpEvent): Promise<LambdaHttpResult> {
@@ -50,30 +55,30 @@ async function answer(receiver: Receiver, event: LambdaHttpEvent): Promise<Lambd
  * a `TypeError` (nothing accepted) for an event that is not one of these HTTP events.
  *
  * In queue mode (`createReceiver({ queue: createSqsQueue(...) })`) it also takes the SQS events
- * of the queue's event source mapping, told apart by their shape: each record runs through
- * core's try protocol, and the answer is the partial batch response (`batchItemFailures`).
+ * of the queue's event source mapping, told apart by their shape, and consumes them with that
+ * receiver's own queue (so two receivers of one queue in one process each consume with theirs):
+ * each record runs through core's try protocol, and the answer is the partial batch response
+ * (`batchItemFailures`). An SQS event rejects with a `TypeError` when the receiver's queue is not
+ * a `createSqsQueue` queue, or is not the queue the event's records came from.
  *
  * @example
  * const receiver = createReceiver({ secret: process.env.CHURN_RISK_WEBHOOK_SECRET! });
  * receiver.on('churn_risk_alert', async (alert) => notifyTeam(alert));
  * export const handler = createLambdaHandler(receiver);
  */
-export function createLambdaHandler(
-  receiver: Receiver,
-  options: LambdaHandlerOptions = {},
-): LambdaHandler {
+export function createLambdaHandler(receiver: Receiver): LambdaHandler;
+export function createLambdaHandler(receiver: Receiver, ...removed: unknown[]): LambdaHandler {
+  if (removed.length > 0) {
+    throw new TypeError('createLambdaHandler takes only the receiver (no queue option).');
+  }
   if (receiver.consume === 'invocation') {
     throw new TypeError(
-      "consume: 'invocation' cannot work on Lambda: the environment freezes once the handler " +
-        'returns, so the answer would wait for the sweep. Use consume: false and a scheduled ' +
-        'createSweepHandler(receiver) (EventBridge Scheduler), or createSqsQueue.',
+      "consume: 'invocation' cannot work on Lambda, which freezes once the handler returns: use " +
+        'consume: false and a scheduled createSweepHandler(receiver), or createSqsQueue.',
     );
   }
   const handler = async (event: LambdaHttpEvent | SqsEvent): Promise<LambdaResult> => {
-    if (!isSqsEvent(event)) return answer(receiver, event);
-    const consumer = options.queue ?? sqsDispatch.find?.(event);
-    if (consumer === undefined) throw new TypeError('An SQS event, and no createSqsQueue queue.');
-    return consumer.handleSqsEvent(event);
+    return isSqsEvent(event) ? consume(receiver, event) : answer(receiver, event);
   };
   return handler as LambdaHandler;
 }

@@ -3,7 +3,7 @@
  * and HTTP APIs), Lambda function URLs and Application Load Balancers, in memory or in queue mode
  * (SQS and DynamoDB).
  */
-export { createLambdaHandler, type LambdaHandlerOptions } from './create-lambda-handler.js';
+export { createLambdaHandler } from './create-lambda-handler.js';
 export {
   createSweepHandler,
   type LambdaSweepContext,

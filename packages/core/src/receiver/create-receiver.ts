@@ -175,6 +175,10 @@ class WebhookReceiver implements Receiver {
     return this.#consume;
   }
 
+  get queue(): AlertQueue {
+    return this.#queue;
+  }
+
   get stats(): ReceiverStats {
     return { queued: this.#queue.queued, running: this.#queue.running, ...this.#counts };
   }

@@ -55,6 +55,18 @@ describe('createQueueReceiver', () => {
     );
   });
 
+  it('exposes the queue it was created with as receiver.queue, each receiver its own', () => {
+    const queue = durableQueue();
+    const first = createQueueReceiver({ secret: SECRET, queue });
+    const second = createReceiver({ secret: SECRET, queue: durableQueue() });
+    const inMemory = createReceiver({ secret: SECRET });
+    open.push(first, second, inMemory);
+    expect(first.queue).toBe(queue);
+    expect(second.queue).not.toBe(queue);
+    expect(second.queue.durable).toBe(true);
+    expect(inMemory.queue.kind).toBe('memory');
+  });
+
   it("refuses dedupe and maxQueue, the in-memory queue's options", () => {
     for (const extra of [{ dedupe: false }, { maxQueue: 5 }]) {
       const options = { secret: SECRET, queue: durableQueue(), ...extra };

@@ -302,6 +302,13 @@ export interface Receiver<E = WebhookEventMap> {
    * answer (plain Lambda), which must refuse `'invocation'`.
    */
   readonly consume: boolean | 'invocation';
+  /**
+   * The queue the receiver was created with (the in-memory queue when none was given), for
+   * adapters of platforms that push the queue's messages to a function: `createLambdaHandler`
+   * hands an SQS event to the receiver's own `createSqsQueue` queue. The receiver attaches,
+   * feeds and closes it; calling its `accept`, `attach` or `close` yourself bypasses the receiver.
+   */
+  readonly queue: AlertQueue;
   /** A snapshot of the counters. */
   readonly stats: ReceiverStats;
   /**

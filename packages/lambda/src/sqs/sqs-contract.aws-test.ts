@@ -54,13 +54,13 @@ class SqsPlatform implements ReceiverPlatform {
   /** Runs a mapping per receiver (its instance's handler) until the queue is empty. */
   async settle(receivers: readonly Receiver[]): Promise<void> {
     const { queueUrl, queueArn } = this.#where;
-    const mappings = receivers.map((receiver, i) =>
+    const mappings = receivers.map((receiver) =>
       startEventSourceMapping({
         sqs: aws.sqs,
         queueUrl,
         queueArn,
         batchSize: 5,
-        handler: createLambdaHandler(receiver, { queue: this.#queues[i] }),
+        handler: createLambdaHandler(receiver),
       }),
     );
     try {

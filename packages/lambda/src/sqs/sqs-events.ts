@@ -53,3 +53,18 @@ export function queueKeyOfArn(arn: string): string {
   const parts = arn.split(':');
   return `${parts[4] ?? ''}/${parts[5] ?? ''}`;
 }
+
+/**
+ * Refuses, with a `TypeError`, an event holding a record of another queue than the one at
+ * `queueUrl` (keyed `queueKey`): a queue consumes only its own messages, so a function whose event
+ * source mapping and `createSqsQueue({ queueUrl })` name different queues fails loudly rather than
+ * running another queue's messages under this queue's verdicts.
+ */
+export function refuseOtherQueues(event: SqsEvent, queueKey: string, queueUrl: string): void {
+  const other = event.Records.find((record) => queueKeyOfArn(record.eventSourceARN) !== queueKey);
+  if (other === undefined) return;
+  throw new TypeError(
+    `An SQS event from ${other.eventSourceARN}, not from the receiver's queue (${queueUrl}): give ` +
+      "createSqsQueue({ queueUrl }) the event source mapping's queue.",
+  );
+}

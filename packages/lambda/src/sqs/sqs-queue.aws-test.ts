@@ -165,8 +165,7 @@ function failing(
 describe('createSqsQueue', () => {
   it('handles a delivery whose handler fails twice then succeeds once; a redelivery to another producer answers duplicate', async () => {
     const where = await place();
-    const producerQueue = queueOn(where);
-    const producer = receiverOn(producerQueue);
+    const producer = receiverOn(queueOn(where));
     const other = receiverOn(queueOn(where));
     const attempts: number[] = [];
     const errors: unknown[] = [];
@@ -178,8 +177,7 @@ describe('createSqsQueue', () => {
       receiver.onError((error) => void errors.push(error));
     }
     const event = functionUrlEvent('user_sqs_flaky');
-    // Two receivers of this process on one queue: the handler is told which one consumes.
-    const handler = createLambdaHandler(producer, { queue: producerQueue });
+    const handler = createLambdaHandler(producer);
     const answer = await handler(event);
     expect([answer.statusCode, answer.body]).toEqual([202, '{"received":true}']);
     const again = await createLambdaHandler(other)(event);
@@ -476,9 +474,38 @@ describe('createSqsQueue', () => {
     expect(() => make({ ...base })).not.toThrow();
   });
 
-  it('tells SQS events from HTTP ones, and refuses an SQS event of a queue no receiver consumes', async () => {
+  it('consumes with the receiver of each handler when two receivers of this process use one queue', async () => {
     const where = await place();
-    const receiver = receiverOn(queueOn(where));
+    const first = receiverOn(queueOn(where));
+    const second = receiverOn(queueOn(where));
+    const ran: string[] = [];
+    first.on('churn_risk_alert', (alert) => void ran.push(`first ${alert.userId}`));
+    second.on('churn_risk_alert', (alert) => void ran.push(`second ${alert.userId}`));
+    const byFirst = createLambdaHandler(first);
+    const bySecond = createLambdaHandler(second);
+    // Both produce to the one queue; whichever consumes runs its own receiver's handlers.
+    expect((await byFirst(functionUrlEvent('user_two_a'))).statusCode).toBe(202);
+    expect((await bySecond(functionUrlEvent('user_two_b'))).statusCode).toBe(202);
+    await drain(where, (event) => bySecond(event));
+    expect(ran.sort()).toEqual(['second user_two_a', 'second user_two_b']);
+    ran.length = 0;
+    expect((await bySecond(functionUrlEvent('user_two_c'))).statusCode).toBe(202);
+    await drain(where, (event) => byFirst(event));
+    expect(ran).toEqual(['first user_two_c']);
+  });
+
+  it("tells SQS events from HTTP ones, and refuses an SQS event of another queue than its receiver's", async () => {
+    const where = await place();
+    const elsewhere = await place();
+    const bodies: string[] = [];
+    const sqs = watched(aws.sqs, ({ input }) => {
+      const { MessageBody } = input as { MessageBody?: string };
+      if (MessageBody !== undefined) bodies.push(MessageBody);
+    });
+    const receiver = receiverOn(queueOn(where, { sqs }));
+    const ran: string[] = [];
+    receiver.on('churn_risk_alert', (alert) => void ran.push(alert.userId));
+    receiverOn(queueOn(elsewhere)); // the other queue has a receiver in this process too
     const handler = createLambdaHandler(receiver);
     const stranger: SqsEvent = {
       Records: [
@@ -487,16 +514,26 @@ describe('createSqsQueue', () => {
           body: '{}',
           attributes: { ApproximateReceiveCount: '1' },
           eventSource: 'aws:sqs',
-          eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:someone-else',
+          eventSourceARN: elsewhere.queueArn,
         },
       ],
     };
-    await expect(handler(stranger)).rejects.toThrow(/no receiver of this function consumes/);
+    const refusal = await handler(stranger).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(TypeError);
+    expect((refusal as TypeError).message).toContain(elsewhere.queueArn);
+    expect((refusal as TypeError).message).toContain(`(${where.queueUrl})`);
+    expect((refusal as TypeError).message).toMatch(/createSqsQueue\(\{ queueUrl \}\)/);
     // A message that is not an alert message is deleted (not delivered again forever).
-    const own = {
-      Records: [{ ...(stranger.Records[0] as SqsRecord), eventSourceARN: where.queueArn }],
-    };
-    expect(await handler(own)).toEqual({ batchItemFailures: [] });
+    const ownRecord = { ...(stranger.Records[0] as SqsRecord), eventSourceARN: where.queueArn };
+    expect(await handler({ Records: [ownRecord] })).toEqual({ batchItemFailures: [] });
+    // One record of another queue refuses the whole event: none of its records is consumed.
+    expect((await handler(functionUrlEvent('user_sqs_mixed'))).statusCode).toBe(202);
+    const alertRecord = { ...ownRecord, messageId: 'm2', body: bodies[0] ?? '' };
+    const mixed = { Records: [alertRecord, { ...ownRecord, eventSourceARN: elsewhere.queueArn }] };
+    await expect(handler(mixed)).rejects.toThrow(TypeError);
+    expect(ran).toEqual([]);
+    expect(await handler({ Records: [alertRecord] })).toEqual({ batchItemFailures: [] });
+    expect(ran).toEqual(['user_sqs_mixed']);
     await expect(handler({ Records: [{ body: '{}' }] } as never)).rejects.toThrow(TypeError);
   });
 

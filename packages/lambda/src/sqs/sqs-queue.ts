@@ -17,10 +17,14 @@ import {
 import { awsCalls, describeError, type AwsCalls } from './aws-sdk.js';
 import { DynamoFailedTable, type StoredFailure } from './dynamo-failed-table.js';
 import { DynamoIdentities } from './dynamo-identities.js';
-import type { SqsBatchResponse, SqsEvent, SqsRecord } from './sqs-events.js';
+import {
+  refuseOtherQueues,
+  type SqsBatchResponse,
+  type SqsEvent,
+  type SqsRecord,
+} from './sqs-events.js';
 import { delaySecondsOf, MAX_DELAY_SECONDS, messageOf, parseMessage } from './sqs-message.js';
 import type { SqsAlertMessage } from './sqs-message.js';
-import { register, unregister, type SqsConsumer } from './sqs-registry.js';
 import {
   resolveSqsQueueOptions,
   type ResolvedSqsQueueOptions,
@@ -38,7 +42,8 @@ export interface SqsQueue extends PushQueue {
    * The consumer (`createLambdaHandler` calls it for SQS events): runs each record through core's
    * try protocol, side by side, and applies its verdict (deleted; a new message with the record
    * and the delay; the failed table). A record whose verdict could not be written is listed in
-   * `batchItemFailures`, so SQS delivers it again after the visibility timeout.
+   * `batchItemFailures`, so SQS delivers it again after the visibility timeout. Rejects with a
+   * `TypeError`, running nothing, when a record came from another queue (its `eventSourceARN`).
    */
   handleSqsEvent(event: SqsEvent): Promise<SqsBatchResponse>;
   /** Failed alerts (after their last try, or poison), newest first. */
@@ -67,7 +72,7 @@ const HEALTH_TIMEOUT_MS = 2_000;
 /** Redeliveries we asked for, remembered here when DynamoDB could not take the note. */
 const MAX_LOCAL_NOTES = 1_000;
 
-class SqsQueueMode implements SqsQueue, SqsConsumer {
+class SqsQueueMode implements SqsQueue {
   readonly kind = 'sqs';
   readonly processesInline = false;
   readonly durable = true;
@@ -107,7 +112,6 @@ class SqsQueueMode implements SqsQueue, SqsConsumer {
   attach(processor: AlertProcessor): void {
     this.#push.attach(processor);
     this.#processor = processor;
-    register(this);
   }
 
   accept(entry: QueuedAlert): Promise<AcceptResult> {
@@ -123,7 +127,6 @@ class SqsQueueMode implements SqsQueue, SqsConsumer {
   }
 
   async close(): Promise<void> {
-    unregister(this);
     await this.#push.close();
   }
 
@@ -178,6 +181,7 @@ class SqsQueueMode implements SqsQueue, SqsConsumer {
   // The consumer.
 
   async handleSqsEvent(event: SqsEvent): Promise<SqsBatchResponse> {
+    refuseOtherQueues(event, this.queueKey, this.queueUrl);
     const results = await Promise.all(event.Records.map((record) => this.#consume(record)));
     const again = event.Records.filter((_, i) => results[i] === false);
     // Every record listed here is delivered again because we asked: noted, so that its next
