@@ -75,10 +75,11 @@ function filesOf(readme: ReadmeParts): { snippet: Snippet; file: string }[] {
 
 /**
  * The resolution modes a README's snippets are checked in: both, but only `bundler` for Next.js
- * (create-next-app's tsconfig; route files import each other without extensions).
+ * (create-next-app's tsconfig; route files import each other without extensions, which Turbopack
+ * needs): packages/next and the examples/next* apps.
  */
 function modesOf(readme: ReadmeParts): Mode[] {
-  return /(^|\/)next\//.test(readme.path) ? ['bundler'] : ['nodenext', 'bundler'];
+  return /(^|\/)next(-[\w-]+)?\//.test(readme.path) ? ['bundler'] : ['nodenext', 'bundler'];
 }
 
 const checkedSnippets = withExamples.flatMap((readme) =>

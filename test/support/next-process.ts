@@ -22,6 +22,13 @@ export interface NextRunOptions {
   detached?: boolean;
   /** Keep only the last this many characters of output. Default: all of it. */
   keepLast?: number;
+  /** The `node` binary to run Next with. Default: this process's. */
+  node?: string;
+  /**
+   * The whole environment instead of this process's (still with telemetry off and no NODE_ENV):
+   * a build that must see none of the variables the test process may have.
+   */
+  replaceEnv?: boolean;
 }
 
 /** The `next` binary that `appDir` resolves (its own dependency, or a workspace one above it). */
@@ -30,10 +37,16 @@ export function nextBinOf(appDir: string): string {
   return join(packageJson, '..', 'dist', 'bin', 'next');
 }
 
-/** The environment for Next's commands: telemetry off, and no NODE_ENV (vitest sets "test"). */
-export function nextEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+/**
+ * The environment for Next's commands: telemetry off, and no NODE_ENV (vitest sets "test"); with
+ * `inherit` false, only `PATH` and `HOME` of this process's.
+ */
+export function nextEnv(extra: Record<string, string> = {}, inherit = true): NodeJS.ProcessEnv {
+  const base = inherit
+    ? process.env
+    : { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' };
   const env: Record<string, string | undefined> = {
-    ...process.env,
+    ...base,
     NEXT_TELEMETRY_DISABLED: '1',
     ...extra,
   };
@@ -47,9 +60,9 @@ export function runNextCommand(
   args: readonly string[],
   options: NextRunOptions = {},
 ): NextRun {
-  const child = spawn(process.execPath, [nextBinOf(appDir), ...args], {
+  const child = spawn(options.node ?? process.execPath, [nextBinOf(appDir), ...args], {
     cwd: appDir,
-    env: nextEnv(options.env),
+    env: nextEnv(options.env, options.replaceEnv !== true),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.detached ?? false,
   });

@@ -36,7 +36,7 @@ export function createPagesHandler(
   };
   return async (req: PagesRequest, res: ServerResponse) => {
     // Next's body parser ran when `req.body` is set: the signed bytes are gone. `waitUntil` is
-    // called before the alert is accepted; if it throws, nothing is (the redelivery is new).
+    // called before the alert is accepted; if it throws, nothing is.
     const result = await handleNodeRequest(target, req, {
       consumed: req.body !== undefined,
       rawBodyFix: RAW_BODY_FIX,

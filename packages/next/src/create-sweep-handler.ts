@@ -10,17 +10,23 @@ export interface SweepHandlerOptions {
    */
   budgetMs?: number;
   /**
-   * The bearer token the cron job sends (`Authorization: Bearer <secret>`). Default
-   * `process.env.CRON_SECRET`, which Vercel Cron sends; a request without it, or with another
-   * one, is answered `401`.
+   * The bearer token the cron job sends (`Authorization: Bearer <cronSecret>`): at least 16
+   * visible ASCII characters. Default `process.env.CRON_SECRET`, which Vercel Cron sends, read at
+   * each request (so `next build` needs none); a request without it, or with another one, is
+   * answered `401`.
    */
-  secret?: string;
+  cronSecret?: string;
 }
 
 /** The receiver a sweep route needs. */
 export type SweepReceiver = Pick<Receiver, 'sweep'>;
 
 const DEFAULT_BUDGET_MS = 50_000;
+/** The options `createSweepHandler` knows: any other key is a `TypeError`. */
+const OPTION_KEYS = [
+  'budgetMs',
+  'cronSecret',
+] as const satisfies readonly (keyof SweepHandlerOptions)[];
 const encoder = new TextEncoder();
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -45,44 +51,90 @@ async function authorized(header: string | null, secret: string): Promise<boolea
   return difference === 0;
 }
 
-function secretOf(options: SweepHandlerOptions): string {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
-    ?.env;
-  const secret = options.secret ?? env?.CRON_SECRET;
-  if (typeof secret !== 'string' || secret.length < 16 || !/^[\x21-\x7e]+$/.test(secret)) {
-    throw new TypeError(
-      'createSweepHandler needs the cron secret: set CRON_SECRET (at least 16 visible ASCII ' +
-        'characters; Vercel Cron sends it as Authorization: Bearer <CRON_SECRET>) or pass { secret }.',
+/** The shortest cron secret accepted: a bearer shorter than this is guessable. */
+const MIN_SECRET_LENGTH = 16;
+
+/** Why `secret` cannot be the cron secret, without ever quoting it; `undefined` when it can. */
+function secretProblem(secret: string, name: string): string | undefined {
+  if (secret.length < MIN_SECRET_LENGTH) {
+    return (
+      `${name} is too short: ${String(secret.length)} characters, at least ` +
+      `${String(MIN_SECRET_LENGTH)} are needed (visible ASCII; e.g. \`openssl rand -hex 32\`).`
     );
   }
-  return secret;
+  if (!/^[\x21-\x7e]+$/.test(secret)) {
+    return `${name} may hold only visible ASCII characters (no spaces): a bearer cannot carry others.`;
+  }
+  return undefined;
+}
+
+/** The secret as `process.env.CRON_SECRET` holds it at this request. */
+function secretFromEnv(): string | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
+    ?.env;
+  const secret = env?.CRON_SECRET;
+  return secret === '' ? undefined : secret;
+}
+
+/** What a sweep route answers, and logs, when `CRON_SECRET` is missing or unusable. */
+function misconfigured(code: string, message: string): Response {
+  console.error(`[churn-risk] The sweep route cannot authorize cron calls: ${message}`);
+  return json(500, { error: { code, message } });
 }
 
 /**
  * Creates the App Router route (`app/api/churn-risk/sweep/route.ts`) that a cron job calls to run
- * a durable queue's due alerts where no worker process runs: retries whose delay passed,
- * alerts a stopped function left. It answers `401` unless the request carries `Authorization:
- * Bearer <CRON_SECRET>` (compared in constant time; the secret is never logged or echoed), `200`
- * with `{ completed, retried, failed, left }` after one `receiver.sweep({ budgetMs })`, and `503`
- * with the store's error (never a password) when the store does not answer.
+ * a durable queue's due alerts where no worker process runs: retries whose delay passed, alerts a
+ * stopped function left. It answers `401` unless the request carries `Authorization: Bearer
+ * <CRON_SECRET>` (compared in constant time; the secret is never logged or echoed), `200` with
+ * the result of one `receiver.sweep({ budgetMs })` as JSON, and `503` with the store's error
+ * (never a password) when the store does not answer.
+ *
+ * `cronSecret` is checked here (a `TypeError` when it is too short); without it,
+ * `process.env.CRON_SECRET` is read at each request, and a missing or too short one answers `500`
+ * with `CRON_SECRET_MISSING` or `CRON_SECRET_INVALID` and logs why (its length, never its value).
+ * An unknown option is a `TypeError`; the former `secret` is refused naming `cronSecret`.
  *
  * @example
  * // app/api/churn-risk/sweep/route.ts, with vercel.json: { "crons": [{ "path": "/api/churn-risk/sweep", "schedule": "* * * * *" }] }
- * import { receiver } from '../../../../lib/churn-risk';
+ * import { connection } from 'next/server';
+ * import { churnRisk } from '../../../../lib/churn-risk';
  * export const maxDuration = 60;
- * export const GET = createSweepHandler(receiver, { budgetMs: 55_000 });
+ * export async function GET(request: Request): Promise<Response> {
+ *   await connection(); // rendered at request time: the receiver needs the run-time env
+ *   return createSweepHandler(churnRisk(), { budgetMs: 55_000 })(request);
+ * }
  */
 export function createSweepHandler(
   receiver: SweepReceiver,
   options: SweepHandlerOptions = {},
 ): RouteHandler {
-  refuseUnknownOptions('createSweepHandler', options, ['budgetMs', 'secret']);
+  refuseUnknownOptions('createSweepHandler', options, OPTION_KEYS, {
+    secret: 'it is called cronSecret',
+  });
   const budgetMs = options.budgetMs ?? DEFAULT_BUDGET_MS;
   if (!Number.isInteger(budgetMs) || budgetMs < 1_000) {
     throw new TypeError('budgetMs must be a whole number of milliseconds of at least 1000.');
   }
-  const secret = secretOf(options);
+  const { cronSecret } = options;
+  if (cronSecret !== undefined) {
+    const problem =
+      typeof cronSecret === 'string'
+        ? secretProblem(cronSecret, 'createSweepHandler: cronSecret')
+        : 'createSweepHandler: cronSecret must be a string.';
+    if (problem !== undefined) throw new TypeError(problem);
+  }
   return async (request) => {
+    const secret = cronSecret ?? secretFromEnv();
+    if (secret === undefined) {
+      return misconfigured(
+        'CRON_SECRET_MISSING',
+        'CRON_SECRET is not set: set it to at least 16 visible ASCII characters (Vercel Cron ' +
+          'sends it as Authorization: Bearer <CRON_SECRET>), or pass { cronSecret }.',
+      );
+    }
+    const problem = cronSecret === undefined ? secretProblem(secret, 'CRON_SECRET') : undefined;
+    if (problem !== undefined) return misconfigured('CRON_SECRET_INVALID', problem);
     if (!(await authorized(request.headers.get('authorization'), secret))) {
       return json(
         401,

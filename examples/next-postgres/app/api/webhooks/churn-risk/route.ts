@@ -3,8 +3,7 @@ import { exampleApp } from '../../../../lib/receiver';
 
 // Answers 202 once the alert is committed to the queue, then, inside after(), runs the due alerts
 // (this one first) while keepAliveBudgetMs lasts. Created on the first request: `next build` has
-// no secret and no database.
-export const dynamic = 'force-dynamic';
+// no secret and no database (a POST route is never prerendered).
 /** Vercel keeps the function (and its after() work) alive up to this many seconds. */
 export const maxDuration = 60;
 
