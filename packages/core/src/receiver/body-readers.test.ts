@@ -9,6 +9,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DeliveryRejectedError } from '../errors/delivery-rejected-error.js';
 import { ReceiverUnavailableError } from '../errors/receiver-unavailable-error.js';
+import { createTestAlert, createTestDelivery } from '../testing.js';
 import { createReceiver } from './create-receiver.js';
 import { readNodeBody, sendNodeResponse } from './request-body.js';
 import { errorResponse, jsonResult } from './responses.js';
@@ -154,8 +155,30 @@ describe('receiver.fetch body limit', () => {
 });
 
 describe('receiver.node body limit', () => {
-  it('answers 413 with Connection: close while the client is still sending', async () => {
-    const receiver = createReceiver({ secret: 's', maxBodyBytes: 1000 });
+  /** POSTs `chunks` chunked (no Content-Length) on a connection of its own; the answer's status. */
+  const postChunked = (port: number, headers: Record<string, string>, chunks: string[]) =>
+    new Promise<number | undefined>((resolve, reject) => {
+      const outgoing = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        headers,
+        agent: false,
+      });
+      outgoing.on('error', reject);
+      outgoing.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      for (const chunk of chunks) outgoing.write(chunk);
+      outgoing.end();
+    });
+
+  it('answers 413 with Connection: close while the client is still sending, and keeps serving', async () => {
+    const secret = 'whsec_body_limit';
+    const receiver = createReceiver({ secret, maxBodyBytes: 1000 });
+    const seen: string[] = [];
+    receiver.on('churn_risk_alert', (alert) => void seen.push(alert.userId));
     const server = createServer((req, res) => void receiver.node(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
@@ -179,9 +202,16 @@ describe('receiver.node body limit', () => {
       for await (const chunk of res) chunks.push(chunk as Buffer);
       expect(JSON.parse(Buffer.concat(chunks).toString()).error.code).toBe('PAYLOAD_TOO_LARGE');
       outgoing.destroy();
+      // The server keeps serving after the refused body: a chunked delivery within the limit runs.
+      const alert = createTestAlert();
+      const { headers, body } = createTestDelivery(alert, { secret });
+      expect(await postChunked(port, headers, [body.slice(0, 10), body.slice(10)])).toBe(202);
+      await receiver.drain({ timeoutMs: 5000 });
+      expect(seen).toEqual([alert.userId]);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await receiver.close();
     }
   });
 });

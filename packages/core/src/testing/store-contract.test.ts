@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore, type AlertStore } from '@churn-risk/core/store';
 import { storeContract } from '@churn-risk/core/testing';
-import { broken, failingCases, wrap } from './broken-stores.test-util.js';
+import { broken, failingCases, wrap, type Bug } from './broken-stores.test-util.js';
 import { BUGS } from './store-bugs.test-util.js';
 
 // The contract passes the reference store, two instances on one back end in every case
-// (for the in-memory store, one object per scope), and fails each of ten broken stores.
+// (for the in-memory store, one object per scope), fails each of ten broken stores, and its
+// deploy cases fail a store that loses the record of succeeded handlers or the retry itself.
 
 const scopes = new Map<string, AlertStore>();
 const memory = (scope: string): AlertStore => {
@@ -47,4 +48,31 @@ describe('storeContract fails a store with any one of ten known bugs', () => {
     );
     expect(failed).toEqual([]);
   }, 120_000);
+});
+
+describe('the deploy cases fail a store that loses what a deploy between two tries relies on', () => {
+  const deploys = (name: string): boolean => name.startsWith('deploys: ');
+  const unreachable = (): AlertStore => createMemoryStore({ available: () => false });
+  const bugs: Record<string, Bug> = {
+    // The next release runs again the handlers that had succeeded.
+    'the retry forgets the record of succeeded handlers': (inner) => ({
+      scheduleRetry: (id, token, verdict) =>
+        inner.scheduleRetry(id, token, { ...verdict, succeeded: [] }),
+    }),
+    // The next release never runs the handler that failed.
+    'the retry is dropped (the alert is completed instead)': (inner) => ({
+      scheduleRetry: (id, token) => inner.complete(id, token),
+    }),
+  };
+  for (const [name, bug] of Object.entries(bugs)) {
+    it(
+      name,
+      async () => {
+        const failed = await failingCases(broken(bug), unreachable, deploys);
+        expect(failed).toHaveLength(5);
+        expect(failed.every(deploys)).toBe(true);
+      },
+      60_000,
+    );
+  }
 });

@@ -1,6 +1,7 @@
 // `storeContract`, the back-end contract as test cases: the store case groups, then the
 // receiver-level cases on two receivers that share one store through `createDurableQueue`.
 import { createDurableQueue } from '../durable/durable-queue.js';
+import { deployCases } from './deploy-cases.js';
 import { leaseCases } from './lease-cases.js';
 import { receiverCases } from './receiver-cases.js';
 import type { ReceiverPlatform } from './receiver-platform.js';
@@ -18,7 +19,9 @@ export type { StoreContractOptions } from './store-fixture.js';
  * store instances on one back end (two processes). The store cases: atomic accept with dedupe,
  * exclusive take, takeover of an expired lease, fenced writes, delays, the record of succeeded
  * handlers across a failure and a retry, `retry` and `retryAll`, exact counts, health. Then the
- * receiver cases: two sweeps at once (`receiver.sweep`), and two receivers on one store, end to end.
+ * receiver cases: two sweeps at once (`receiver.sweep`), a deploy between two tries of an alert
+ * (the next release runs exactly the handlers not yet succeeded), and two receivers on one store,
+ * end to end.
  *
  * @example
  * import { describe, it } from 'vitest';
@@ -37,6 +40,7 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
     retryCases(kit);
     statusCases(kit, () => options.unreachable());
     sweepCases(kit);
+    deployCases(kit);
     // The receiver on top: two receivers (two processes) on one store, through createDurableQueue.
     receiverCases((name, body) => {
       kit.run(name, (fixture) => body(durablePlatform(fixture, kit.timeout), fixture.receivers));
