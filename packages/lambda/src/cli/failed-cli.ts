@@ -32,7 +32,7 @@ export const SQS_CLI: FailedCliBackend = {
   open(url, table, timeoutMs) {
     const failedTable = table ?? process.env[TABLE_ENV];
     if (failedTable === undefined || failedTable === '') {
-      throw new TypeError(`--table <name> is required (or ${TABLE_ENV}).`);
+      throw new TypeError(`--table <name> is required (or set $${TABLE_ENV}).`);
     }
     // List and retry use the queue and the failed table only (never the dedupe table).
     const queue = createSqsQueue({ queueUrl: url, dedupeTable: '-', failedTable });
