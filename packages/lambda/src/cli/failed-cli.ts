@@ -5,10 +5,28 @@ import {
   type FailedCliBackend,
 } from '@churn-risk/core/cli';
 import { withTimeout, type QueueHealth } from '@churn-risk/core';
+import { SqsQueueError, type SqsResourceOption } from '../sqs/sqs-errors.js';
 import { createSqsQueue } from '../sqs/sqs-queue.js';
 
 /** The environment variable of the failed table's name (`--table` overrides it). */
 const TABLE_ENV = 'CHURN_RISK_FAILED_TABLE';
+
+/** The flag of each option the CLI sets (it never reads the dedupe table). */
+const FLAGS: Partial<Record<SqsResourceOption, string>> = {
+  queueUrl: '--queue-url',
+  failedTable: '--table',
+};
+
+/** A missing queue or table, said for the command line: named by its flag. */
+function forTheCommandLine(error: unknown): never {
+  if (error instanceof SqsQueueError) {
+    const flag = FLAGS[error.option];
+    if (flag !== undefined) {
+      throw new SqsQueueError(error.option, error.resource, error.awsError, flag);
+    }
+  }
+  throw error;
+}
 
 /**
  * `churn-risk-sqs`: the failed-set CLI of `@churn-risk/core/cli` on an SQS queue's failed table.
@@ -45,14 +63,16 @@ export const SQS_CLI: FailedCliBackend = {
         );
         return { reachable: true };
       } catch (error) {
+        // A queue or table that does not exist is answered, not unreachable: its own line.
+        if (error instanceof SqsQueueError) forTheCommandLine(error);
         return { reachable: false, error: error instanceof Error ? error.message : String(error) };
       }
     };
     return {
       queue: {
-        failed: (options) => queue.failed(options),
-        retry: (id) => queue.retry(id),
-        retryAll: () => queue.retryAll(),
+        failed: (options) => queue.failed(options).catch(forTheCommandLine),
+        retry: (id) => queue.retry(id).catch(forTheCommandLine),
+        retryAll: () => queue.retryAll().catch(forTheCommandLine),
         health,
         close: () => queue.close(),
       },

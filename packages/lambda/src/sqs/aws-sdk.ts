@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as DynamoDbSdk from '@aws-sdk/client-dynamodb';
 import type * as SqsSdk from '@aws-sdk/client-sqs';
+import { queueNotFound, SqsQueueError, tableNotFound } from './sqs-errors.js';
 
 /**
  * An AWS SDK for JavaScript v3 client, as queue mode uses it: an `SQSClient` of
@@ -64,8 +65,49 @@ function service(
     });
 }
 
-/** The calls of one queue, on the clients given (else default ones, made on first use). */
-export function awsCalls(sqs?: AwsSdkClient, dynamodb?: AwsSdkClient): AwsCalls {
+/** The resources of one queue, as its options name them. */
+export interface AwsResources {
+  queueUrl: string;
+  dedupeTable: string;
+  failedTable: string;
+}
+
+/**
+ * `error`, or an `SqsQueueError` naming the option and the resource when it says that the table
+ * or the queue of `input` does not exist.
+ */
+function named(
+  error: unknown,
+  input: { TableName?: unknown; QueueUrl?: unknown },
+  resources: AwsResources | undefined,
+): unknown {
+  if (resources === undefined) return error;
+  const { TableName: table, QueueUrl: queueUrl } = input;
+  const noTable = typeof table === 'string' ? tableNotFound(error) : undefined;
+  if (noTable !== undefined) {
+    const option =
+      table === resources.dedupeTable
+        ? 'dedupeTable'
+        : table === resources.failedTable
+          ? 'failedTable'
+          : undefined;
+    if (option !== undefined) return new SqsQueueError(option, table as string, noTable);
+  }
+  const noQueue = queueUrl === resources.queueUrl ? queueNotFound(error) : undefined;
+  if (noQueue !== undefined) return new SqsQueueError('queueUrl', resources.queueUrl, noQueue);
+  return error;
+}
+
+/**
+ * The calls of one queue, on the clients given (else default ones, made on first use). An error
+ * that says a table or the queue of `resources` does not exist becomes an `SqsQueueError` that
+ * names its option.
+ */
+export function awsCalls(
+  sqs?: AwsSdkClient,
+  dynamodb?: AwsSdkClient,
+  resources?: AwsResources,
+): AwsCalls {
   // With an endpoint in the environment (a local emulator), that endpoint rather than the host
   // of the queue URL, which the SDK uses by default.
   const local = (process.env.AWS_ENDPOINT_URL_SQS ?? process.env.AWS_ENDPOINT_URL) !== undefined;
@@ -73,9 +115,12 @@ export function awsCalls(sqs?: AwsSdkClient, dynamodb?: AwsSdkClient): AwsCalls 
     ...(local ? { useQueueUrlAsEndpoint: false } : {}),
   });
   const callDdb = service('@aws-sdk/client-dynamodb', 'DynamoDBClient', dynamodb, {});
+  const fail = (input: object) => (error: unknown) => {
+    throw named(error, input, resources);
+  };
   return {
-    ddb: (name, input) => callDdb(name, input) as never,
-    sqs: (name, input) => callSqs(name, input) as never,
+    ddb: (name, input) => callDdb(name, input).catch(fail(input)) as never,
+    sqs: (name, input) => callSqs(name, input).catch(fail(input)) as never,
   };
 }
 

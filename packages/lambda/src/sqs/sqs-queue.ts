@@ -83,7 +83,7 @@ class SqsQueueMode implements SqsQueue, SqsConsumer {
     this.#options = options;
     this.queueUrl = options.queueUrl;
     this.queueKey = options.queueKey;
-    this.#aws = awsCalls(options.sqs, options.dynamodb);
+    this.#aws = awsCalls(options.sqs, options.dynamodb, options);
     this.#identities = new DynamoIdentities(options.dedupeTable, this.#aws);
     this.#failed = new DynamoFailedTable(
       options.failedTable,
