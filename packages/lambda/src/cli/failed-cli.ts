@@ -17,13 +17,15 @@ const FLAGS: Partial<Record<SqsResourceOption, string>> = {
   failedTable: '--table',
 };
 
-/** A missing queue or table, said for the command line: named by its flag. */
+/** A missing queue or table, said for the command line: named by its flag, not its option. */
 function forTheCommandLine(error: unknown): never {
-  if (error instanceof SqsQueueError) {
-    const flag = FLAGS[error.option];
-    if (flag !== undefined) {
-      throw new SqsQueueError(error.option, error.resource, error.awsError, flag);
-    }
+  const flag = error instanceof SqsQueueError ? FLAGS[error.option] : undefined;
+  if (error instanceof SqsQueueError && flag !== undefined) {
+    const said = new SqsQueueError(error.option, error.resource, error.awsError);
+    said.message = error.message
+      .replace(`(createSqsQueue's \`${error.option}\`)`, `(${flag})`)
+      .replace(`\`${error.option}\``, flag);
+    throw said;
   }
   throw error;
 }

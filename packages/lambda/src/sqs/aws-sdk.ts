@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as DynamoDbSdk from '@aws-sdk/client-dynamodb';
 import type * as SqsSdk from '@aws-sdk/client-sqs';
-import { queueNotFound, SqsQueueError, tableNotFound } from './sqs-errors.js';
+import { namedError, type SqsResourceOption } from './sqs-errors.js';
 
 /**
  * An AWS SDK for JavaScript v3 client, as queue mode uses it: an `SQSClient` of
@@ -65,48 +65,15 @@ function service(
     });
 }
 
-/** The resources of one queue, as its options name them. */
-export interface AwsResources {
-  queueUrl: string;
-  dedupeTable: string;
-  failedTable: string;
-}
-
-/**
- * `error`, or an `SqsQueueError` naming the option and the resource when it says that the table
- * or the queue of `input` does not exist.
- */
-function named(
-  error: unknown,
-  input: { TableName?: unknown; QueueUrl?: unknown },
-  resources: AwsResources | undefined,
-): unknown {
-  if (resources === undefined) return error;
-  const { TableName: table, QueueUrl: queueUrl } = input;
-  const noTable = typeof table === 'string' ? tableNotFound(error) : undefined;
-  if (noTable !== undefined) {
-    const option =
-      table === resources.dedupeTable
-        ? 'dedupeTable'
-        : table === resources.failedTable
-          ? 'failedTable'
-          : undefined;
-    if (option !== undefined) return new SqsQueueError(option, table as string, noTable);
-  }
-  const noQueue = queueUrl === resources.queueUrl ? queueNotFound(error) : undefined;
-  if (noQueue !== undefined) return new SqsQueueError('queueUrl', resources.queueUrl, noQueue);
-  return error;
-}
-
 /**
  * The calls of one queue, on the clients given (else default ones, made on first use). An error
  * that says a table or the queue of `resources` does not exist becomes an `SqsQueueError` that
  * names its option.
  */
 export function awsCalls(
-  sqs?: AwsSdkClient,
-  dynamodb?: AwsSdkClient,
-  resources?: AwsResources,
+  sqs: AwsSdkClient | undefined,
+  dynamodb: AwsSdkClient | undefined,
+  resources: Record<SqsResourceOption, string>,
 ): AwsCalls {
   // With an endpoint in the environment (a local emulator), that endpoint rather than the host
   // of the queue URL, which the SDK uses by default.
@@ -116,7 +83,7 @@ export function awsCalls(
   });
   const callDdb = service('@aws-sdk/client-dynamodb', 'DynamoDBClient', dynamodb, {});
   const fail = (input: object) => (error: unknown) => {
-    throw named(error, input, resources);
+    throw namedError(error, input, resources);
   };
   return {
     ddb: (name, input) => callDdb(name, input).catch(fail(input)) as never,

@@ -115,10 +115,7 @@ function queueKeyOf(queueUrl: unknown): { queueKey: string; queueName: string } 
   const match = typeof queueUrl === 'string' ? QUEUE_URL.exec(queueUrl) : null;
   const [, account, queueName] = match ?? [];
   if (account === undefined || queueName === undefined) {
-    throw new TypeError(
-      'queueUrl must be the queue URL, https://sqs.<region>.amazonaws.com/<account>/<name> ' +
-        "(or an emulator's, http://<host>:<port>/<account>/<name>).",
-    );
+    throw new TypeError('queueUrl must be a queue URL, http(s)://<host>/<account>/<name>.');
   }
   return { queueKey: `${account}/${queueName}`, queueName };
 }

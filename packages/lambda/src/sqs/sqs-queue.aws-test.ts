@@ -470,7 +470,7 @@ describe('createSqsQueue', () => {
       /"dedupeTtl" \(did you mean dedupeTtlMs\?\)/,
     );
     expect(() => make({ ...base, failedTable: '' })).toThrow(TypeError);
-    expect(() => make({ ...base, queueUrl: 'alerts' })).toThrow(/queueUrl must be the queue URL/);
+    expect(() => make({ ...base, queueUrl: 'alerts' })).toThrow(/queueUrl must be a queue URL/);
     expect(() => make({ ...base, maxStalls: -1 })).toThrow(/maxStalls/);
     expect(() => make({ ...base, sqs: {} })).toThrow(/sqs must be a client/);
     expect(() => make({ ...base })).not.toThrow();
