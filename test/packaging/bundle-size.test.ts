@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   bundleReadme,
   CASES,
+  esbuildCommandOf,
   GZIP_BUDGET_BYTES,
   QUEUE_MODE_CASE,
   ROOT,
@@ -82,5 +83,49 @@ describe('the bundled snippets', () => {
     const lambda = readFileSync(join(root, 'packages/lambda/README.md'), 'utf8');
     expect(worker).toMatch(/```ts\n\/\/ src\/worker\.ts\nimport \{ createWorker \}/);
     expect(lambda).toMatch(/```ts\n\/\/ handler\.ts[^\n]*\nimport \{ createReceiver \}/);
+  });
+});
+
+/**
+ * The minified KiB and the gzip bytes a README quotes in the first sentence after `after` that
+ * gives both (`64.2 KiB, **23.2 KB gzip** (23,196 bytes`).
+ */
+function quotedSizes(readme: string, after: string): { kib: number; gzip: number } {
+  const text = readFileSync(join(root, readme), 'utf8');
+  const start = text.indexOf(after);
+  expect(start, `${readme} holds ${after}`).toBeGreaterThanOrEqual(0);
+  const rest = text.slice(start);
+  const kib = /(\d+\.\d) KiB\b/.exec(rest);
+  const gzip = /(\d{1,3}(?:,\d{3})+)\s+bytes/.exec(rest.slice(kib?.index ?? 0).slice(0, 120));
+  expect(kib, `a size in KiB after ${after} in ${readme}`).not.toBeNull();
+  expect(gzip, `its gzip bytes in ${readme}`).not.toBeNull();
+  return { kib: Number(kib?.[1]), gzip: Number(gzip?.[1]?.replaceAll(',', '')) };
+}
+
+describe("the Lambda README's bundling", () => {
+  it('shows an esbuild command that minifies and leaves the AWS SDK out (the size test bundles with its flags)', () => {
+    const command = esbuildCommandOf(QUEUE_MODE_CASE);
+    expect(command).toMatchObject({
+      platform: 'node',
+      format: 'esm',
+      external: ['@aws-sdk/*'],
+      minify: true,
+    });
+  });
+
+  it('quotes the sizes its handlers bundle to (within 1 %)', () => {
+    const cases: [string, string][] = [
+      ['lambda', '```ts\n// handler.ts, deployed'],
+      ['lambda-sqs', 'npx esbuild handler.ts'],
+    ];
+    for (const [name, after] of cases) {
+      const bundle = bundles.get(name)!;
+      const quoted = quotedSizes('packages/lambda/README.md', after);
+      expect(Math.abs(quoted.gzip - bundle.gzip) / bundle.gzip, `${name}: gzip`).toBeLessThan(0.01);
+      expect(
+        Math.abs(quoted.kib - bundle.min / 1024) / (bundle.min / 1024),
+        `${name}: KiB`,
+      ).toBeLessThan(0.01);
+    }
   });
 });

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { build, type Metafile, type Platform } from 'esbuild';
+import { build, type Format, type Metafile, type Platform } from 'esbuild';
 
 /** Most gzip bytes of each bundle (25 KB, read as 25,000 bytes, the stricter reading). */
 export const GZIP_BUDGET_BYTES = 25_000;
@@ -24,6 +24,22 @@ export interface ReadmeBundleCase {
   conditions: string[];
   /** Packages left out of the bundle, as the README's bundling says (the runtime ships them). */
   external?: string[];
+  /**
+   * The README shows the `npx esbuild ...` command of this bundle (in `section`): its flags, not
+   * the fields above, say how it is bundled, so that what is measured is what the command gives.
+   */
+  command?: boolean;
+}
+
+/** How the README's `npx esbuild` command bundles: the flags it sets. */
+export interface EsbuildCommand {
+  /** The command as the README writes it. */
+  text: string;
+  platform: Platform;
+  format: Format;
+  target: string | undefined;
+  external: string[];
+  minify: boolean;
 }
 
 /**
@@ -37,6 +53,7 @@ export const QUEUE_MODE_CASE: ReadmeBundleCase = {
   platform: 'node',
   conditions: [],
   external: ['@aws-sdk/*'],
+  command: true,
 };
 
 export const CASES: readonly ReadmeBundleCase[] = [
@@ -90,16 +107,58 @@ export function firstTypeScriptBlock(markdown: string): string {
  * declarations) gets that context's `import` lines, and the rest (declared functions) stays free.
  */
 export function snippetOf(entry: ReadmeBundleCase): string {
-  const markdown = readFileSync(new URL(entry.readme, ROOT), 'utf8');
-  if (entry.section === undefined) return firstTypeScriptBlock(markdown);
-  const start = markdown.indexOf(`\n${entry.section}`);
-  if (start < 0) throw new Error(`${entry.readme} has no section "${entry.section}"`);
-  const section = markdown.slice(start);
+  const section = sectionOf(entry);
   const block = firstTypeScriptBlock(section);
+  if (entry.section === undefined) return block;
   const context = /<!-- snippet-context\n([\s\S]*?)-->\s*```ts\n/.exec(section);
   if (context === null || section.indexOf(context[0]) > section.indexOf('```ts')) return block;
   const imports = (context[1] ?? '').split('\n').filter((line) => line.startsWith('import '));
   return `${imports.join('\n')}\n${block}`;
+}
+
+/** The README's text from `entry.section` on (the whole README when it names none). */
+function sectionOf(entry: ReadmeBundleCase): string {
+  const markdown = readFileSync(new URL(entry.readme, ROOT), 'utf8');
+  if (entry.section === undefined) return markdown;
+  const start = markdown.indexOf(`\n${entry.section}`);
+  if (start < 0) throw new Error(`${entry.readme} has no section "${entry.section}"`);
+  return markdown.slice(start);
+}
+
+/** The words of a shell command line, with single-quoted words unquoted. */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? '');
+}
+
+/**
+ * The first `npx esbuild` command of the README's section, read flag by flag; a flag this reader
+ * does not know is an error (it could change the size), and so is a command without `--bundle`.
+ */
+export function esbuildCommandOf(entry: ReadmeBundleCase): EsbuildCommand {
+  const text = /^npx esbuild .*$/m.exec(sectionOf(entry))?.[0];
+  if (text === undefined) throw new Error(`${entry.readme} shows no npx esbuild command`);
+  const command: EsbuildCommand = {
+    text,
+    platform: 'browser',
+    format: 'iife',
+    target: undefined,
+    external: [],
+    minify: false,
+  };
+  let bundled = false;
+  for (const word of shellWords(text).slice(2)) {
+    const [flag, value = ''] = word.split(/[=:](.*)/s);
+    if (!word.startsWith('--')) continue; // the entry point
+    if (word === '--bundle') bundled = true;
+    else if (word === '--minify') command.minify = true;
+    else if (flag === '--platform') command.platform = value as Platform;
+    else if (flag === '--format') command.format = value as Format;
+    else if (flag === '--target') command.target = value;
+    else if (word.startsWith('--external:')) command.external.push(value);
+    else if (flag !== '--outfile') throw new Error(`unknown esbuild flag in the README: ${word}`);
+  }
+  if (!bundled) throw new Error(`the README's esbuild command does not bundle: ${text}`);
+  return command;
 }
 
 /** The package a bundled input belongs to: `zod`, `@churn-risk/core`, or `(snippet)`. */
@@ -126,6 +185,8 @@ function byPackage(metafile: Metafile): { name: string; bytes: number }[] {
 }
 
 async function bundle(entry: ReadmeBundleCase, minify: boolean, edit: (text: string) => string) {
+  // The minified bundle of a README that shows its command is that command's output.
+  const command = entry.command === true ? esbuildCommandOf(entry) : undefined;
   const result = await build({
     stdin: {
       contents: edit(snippetOf(entry)),
@@ -135,11 +196,12 @@ async function bundle(entry: ReadmeBundleCase, minify: boolean, edit: (text: str
       sourcefile: `${entry.name}.ts`,
     },
     bundle: true,
-    format: 'esm',
-    platform: entry.platform,
+    format: command?.format ?? 'esm',
+    platform: command?.platform ?? entry.platform,
+    ...(command?.target === undefined ? {} : { target: command.target }),
     conditions: entry.conditions,
-    external: entry.external ?? [],
-    minify,
+    external: command?.external ?? entry.external ?? [],
+    minify: minify && (command?.minify ?? true),
     write: false,
     metafile: true,
     logLevel: 'silent',

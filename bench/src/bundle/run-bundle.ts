@@ -108,7 +108,7 @@ export async function runBundle(settings: BenchSettings): Promise<BenchResult> {
     ];
   });
   const markdown = [
-    "The READMEs' examples (the Cloudflare worker; the Lambda handler; the Cloudflare worker in queue mode, `createQueueWorker`; the Lambda handler in queue mode, `createSqsQueue` with `createQueueReceiver`, with `@aws-sdk/*` external as the README bundles it: Lambda's Node runtimes ship the SDK) bundled by esbuild from the built packages, minified: the workers with the conditions `workerd`, `worker`, `browser`, the handlers for Node. gzip at zlib's default level.",
+    "The READMEs' examples (the Cloudflare worker; the Lambda handler; the Cloudflare worker in queue mode, `createQueueWorker`; the Lambda handler in queue mode, `createSqsQueue` with `createQueueReceiver`, with `@aws-sdk/*` external as the README bundles it: Lambda's Node runtimes ship the SDK) bundled by esbuild from the built packages, minified: the workers with the conditions `workerd`, `worker`, `browser`, the handlers for Node (the queue-mode handler with the flags of the Lambda README's `npx esbuild` command). gzip at zlib's default level.",
     '',
     markdownTable(['bundle', 'raw', 'minified', 'gzip', 'budget'], sizeRows),
     '',

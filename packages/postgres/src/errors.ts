@@ -3,8 +3,9 @@ import { safeMessage } from './connection.js';
 /**
  * An error of the Postgres store: the database refused or did not answer. Its message names the
  * place (`Postgres at host:port/database`) and carries the server's own reason (`permission denied
- * for table alerts`, `connection refused`), never a user name or a password; `code` is the
- * SQLSTATE when the server sent one.
+ * for table alerts`, `connection refused`), never a password, and a user name only in the
+ * `CREATE SCHEMA ... AUTHORIZATION <role>` statement that fixes a schema the role may not create;
+ * `code` is the SQLSTATE when the server sent one.
  */
 export class PostgresStoreError extends Error {
   override readonly name = 'PostgresStoreError';

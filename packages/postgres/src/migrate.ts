@@ -26,6 +26,41 @@ async function probe(client: pg.PoolClient, schema: string, sql: Statements): Pr
   return rows[0] ?? { has_schema: false, has_migrations: false };
 }
 
+/** SQLSTATE `insufficient_privilege`. */
+const INSUFFICIENT_PRIVILEGE = '42501';
+
+/**
+ * Creates the missing schema. A role without the database's CREATE right is refused with the
+ * server's error, its message completed with the statement an admin runs instead (the schema and
+ * this role, quoted by the server's own `quote_ident`, read before the attempt: after a refusal
+ * the transaction takes no more statements) and the option that names the schema.
+ */
+async function createSchema(client: pg.PoolClient, schema: string, sql: Statements): Promise<void> {
+  const { rows } = await client.query<{ schema: string; role: string }>(
+    'SELECT quote_ident($1) AS schema, quote_ident(current_user) AS role',
+    [schema],
+  );
+  try {
+    await client.query(sql.createSchema);
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    const names = rows[0];
+    if (code !== INSUFFICIENT_PRIVILEGE || names === undefined || !(error instanceof Error)) {
+      throw error;
+    }
+    throw Object.assign(
+      new Error(
+        `${error.message}: this role may not create the schema "${schema}" (the \`schema\` ` +
+          'option). Create it once as an admin and hand it to this role: ' +
+          `CREATE SCHEMA ${names.schema} AUTHORIZATION ${names.role}; or name a schema this ` +
+          'role owns in `schema`.',
+        { cause: error },
+      ),
+      { code },
+    );
+  }
+}
+
 /**
  * Brings the schema's tables to `LATEST_VERSION`. Creates only what is missing: a schema that
  * exists is never created again (`CREATE SCHEMA IF NOT EXISTS` would need the database's CREATE
@@ -48,7 +83,7 @@ export async function migrate(pool: pg.Pool, schema: string, sql: Statements): P
       const [key1, key2] = migrationLockKey(schema);
       await client.query('SELECT pg_advisory_xact_lock($1, $2)', [key1, key2]);
       const now = await probe(client, schema, sql);
-      if (!now.has_schema) await client.query(sql.createSchema);
+      if (!now.has_schema) await createSchema(client, schema, sql);
       if (!now.has_migrations) await client.query(sql.createMigrations);
       const version = await versionOf(client, sql);
       if (version > LATEST_VERSION) throw newer(schema, version);

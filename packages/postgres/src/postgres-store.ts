@@ -398,7 +398,8 @@ class PgAlertStore implements PostgresAlertStore {
   /**
    * Whether the store answers and can write: its tables are ready (migrated at start), this role
    * may write them, and the session is not read-only. `reachable: false` carries the reason, in
-   * the server's words where it gave one (never a user name or a password).
+   * the server's words where it gave one (never a password; a user name only in the statement
+   * that fixes a schema the role may not create).
    */
   async health(): Promise<QueueHealth> {
     const check = async (): Promise<QueueHealth> => {

@@ -168,12 +168,27 @@ describe('churn-risk-postgres failed list|retry', () => {
   });
 
   it('names a bad flag or a missing --database, with exit code 2', async () => {
-    const bad = await cli(['failed', 'list', '--database', postgres.url, '--limitt', '3']);
-    expect(bad.code).toBe(2);
-    expect(bad.err).toContain('--limitt');
-    const noUrl = await cli(['failed', 'list']);
-    expect(noUrl.code).toBe(2);
-    expect(noUrl.err).toContain('--database');
+    const help = `\nRun "churn-risk-postgres --help" for usage.\n`;
+    const bad = await cli(['failed', 'list', '--database', postgres.url, '--limt', '3']);
+    expect(bad).toEqual({
+      code: 2,
+      out: '',
+      err: `churn-risk-postgres: unknown option --limt; did you mean --limit?${help}`,
+    });
+    expect((await cli(['failed', 'list', '--shema', 'x', '--database', postgres.url])).err).toBe(
+      `churn-risk-postgres: unknown option --shema; did you mean --schema?${help}`,
+    );
+    const saved = process.env.DATABASE_URL;
+    delete process.env.DATABASE_URL;
+    try {
+      expect(await cli(['failed', 'list'])).toEqual({
+        code: 2,
+        out: '',
+        err: `churn-risk-postgres: --database <url> is required (or set $DATABASE_URL).${help}`,
+      });
+    } finally {
+      if (saved !== undefined) process.env.DATABASE_URL = saved;
+    }
     expect((await cli(['failed', 'list', '--database', 'redis://x'])).code).toBe(2);
     expect((await cli(['failed', 'retry', 'x', '--all', '--database', postgres.url])).code).toBe(2);
     expect((await cli(['--help'])).out).toContain('churn-risk-postgres failed list');

@@ -58,7 +58,7 @@ describe('a role that owns only its schema (password authentication)', () => {
     expect(handled).toEqual([alert.userId]);
   });
 
-  it("a schema it may not create: accepts and health carry the server's reason, never the user or password", async () => {
+  it("a schema it may not create: accepts and health carry the server's reason and the statement to run, never the password", async () => {
     const store = createPostgresStore({ connection: ownerUrl, schema: 'not_given' });
     const receiver = createReceiver({
       secret: SECRET,
@@ -81,9 +81,13 @@ describe('a role that owns only its schema (password authentication)', () => {
       expect(health.reachable).toBe(false);
       expect(health.error).toMatch(/permission denied for database app/);
       for (const text of [refused?.message, health.error]) {
+        expect(text).toContain(
+          'this role may not create the schema "not_given" (the `schema` option). Create it once ' +
+            'as an admin and hand it to this role: CREATE SCHEMA not_given AUTHORIZATION app_owner;',
+        );
         expect(text).not.toContain(OWNER_PASSWORD);
-        expect(text).not.toContain('app_owner');
       }
+      expect(refused).toMatchObject({ name: 'PostgresStoreError', code: '42501' });
       const lines: string[] = [];
       const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
         lines.push(args.map(String).join(' '));
@@ -98,11 +102,33 @@ describe('a role that owns only its schema (password authentication)', () => {
       // The log line names the store's own refusal, not the handlers' speed.
       const line = lines.find((text) => text.includes('503 OVERLOADED')) ?? '';
       expect(line).toMatch(/permission denied for database app/);
+      expect(line).toContain('CREATE SCHEMA not_given AUTHORIZATION app_owner;');
       expect(line).not.toContain(OWNER_PASSWORD);
-      expect(line).not.toContain('app_owner');
       const receiverHealth = await receiver.health();
       expect(receiverHealth.queue).toMatchObject({ reachable: false });
       expect(receiverHealth.queue?.error).toMatch(/permission denied for database app/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('the statement the error gives, quoted for a role whose name needs it, run as an admin, is the fix', async () => {
+    const server = postgres.server;
+    await sql(server.url, 'CREATE ROLE "Ops-Team" LOGIN');
+    const opsUrl = urlAs(server, 'Ops-Team', '', 'app');
+    const store = createPostgresStore({ connection: opsUrl, schema: 'ops_alerts' });
+    try {
+      const health = await store.health();
+      expect(health.reachable).toBe(false);
+      const statement = /CREATE SCHEMA [^;]*;/.exec(health.error ?? '')?.[0];
+      expect(statement).toBe('CREATE SCHEMA ops_alerts AUTHORIZATION "Ops-Team";');
+      await sql(urlAs(server, 'postgres', '', 'app'), statement ?? '');
+      expect(await store.health()).toEqual({ reachable: true });
+      const { rows } = await sql(
+        opsUrl,
+        `SELECT nspowner::regrole::text AS owner FROM pg_namespace WHERE nspname = 'ops_alerts'`,
+      );
+      expect(rows).toEqual([{ owner: '"Ops-Team"' }]);
     } finally {
       await store.close();
     }

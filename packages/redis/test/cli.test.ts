@@ -114,12 +114,27 @@ describe('churn-risk-redis failed list|retry', () => {
   });
 
   it('names a bad flag or a missing --redis, with exit code 2', async () => {
-    const bad = await cli(['failed', 'list', '--redis', redis.url, '--limitt', '3']);
-    expect(bad.code).toBe(2);
-    expect(bad.err).toContain('--limitt');
-    const noUrl = await cli(['failed', 'list']);
-    expect(noUrl.code).toBe(2);
-    expect(noUrl.err).toContain('--redis');
+    const help = `\nRun "churn-risk-redis --help" for usage.\n`;
+    const bad = await cli(['failed', 'list', '--redis', redis.url, '--limt', '3']);
+    expect(bad).toEqual({
+      code: 2,
+      out: '',
+      err: `churn-risk-redis: unknown option --limt; did you mean --limit?${help}`,
+    });
+    expect((await cli(['failed', 'list', '--prefx', 'x', '--redis', redis.url])).err).toBe(
+      `churn-risk-redis: unknown option --prefx; did you mean --prefix?${help}`,
+    );
+    const saved = process.env.REDIS_URL;
+    delete process.env.REDIS_URL;
+    try {
+      expect(await cli(['failed', 'list'])).toEqual({
+        code: 2,
+        out: '',
+        err: `churn-risk-redis: --redis <url> is required (or set $REDIS_URL).${help}`,
+      });
+    } finally {
+      if (saved !== undefined) process.env.REDIS_URL = saved;
+    }
     expect((await cli(['failed', 'retry', 'x', '--all', '--redis', redis.url])).code).toBe(2);
     expect((await cli(['--help'])).out).toContain('churn-risk-redis failed list');
   });

@@ -85,9 +85,21 @@ function failedTableInput(name: string): CreateTableCommandInput {
   };
 }
 
+/** How the emulators are started. */
+export interface AwsEmulatorOptions {
+  /**
+   * The host of fauxqs's queue URLs, `http://sqs.<region>.<queueHost>:<port>/<account>/<name>`
+   * (fauxqs's `host`, its CLI's `FAUXQS_HOST`). Default: fauxqs's own, `localhost`.
+   */
+  queueHost?: string;
+}
+
 /** Starts fauxqs and dynalite in this process on free ports of 127.0.0.1. */
-export async function startAwsEmulators(): Promise<AwsEmulators> {
-  const fauxqs = buildApp({ logger: false });
+export async function startAwsEmulators(options: AwsEmulatorOptions = {}): Promise<AwsEmulators> {
+  const fauxqs = buildApp({
+    logger: false,
+    ...(options.queueHost === undefined ? {} : { host: options.queueHost }),
+  });
   const sqsAddress = await fauxqs.listen({ port: 0, host: '127.0.0.1' });
   // In memory (no path), tables ready at once.
   const dynamo: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });

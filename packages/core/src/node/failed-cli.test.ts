@@ -155,7 +155,7 @@ describe('runFailedCli', () => {
     const opened = { disposed: 0, closed: 0 };
     const backend = backendOf(await queueWithFailed(0), opened);
     const cases: [string[], string][] = [
-      [['failed', 'list'], '--store <url> is required.'],
+      [['failed', 'list'], '--store <url> is required (or set $CHURN_RISK_TEST_STORE_URL).'],
       [['failed', 'list', '--store', 'redis://x'], '--store must be a memory:// URL.'],
       [['failed', 'drop', '--store', URL_WITH_PASSWORD], 'the action must be "list" or "retry"'],
       [['failed', 'retry', '--store', URL_WITH_PASSWORD], '"retry" takes one id or --all.'],
@@ -168,7 +168,10 @@ describe('runFailedCli', () => {
         ['failed', 'list', '--limit', '0', '--store', URL_WITH_PASSWORD],
         '--limit must be a whole number of at least 1',
       ],
-      [['failed', 'list', '--limitt', '3', '--store', URL_WITH_PASSWORD], '--limitt'],
+      [
+        ['failed', 'list', '--limitt', '3', '--store', URL_WITH_PASSWORD],
+        'unknown option --limitt; did you mean --limit?',
+      ],
       [['list'], 'the command must be "failed list|retry".'],
     ];
     for (const [args, message] of cases) {
@@ -182,6 +185,52 @@ describe('runFailedCli', () => {
     expect(help).toEqual({ code: EXIT.ok, out: failedCliHelp(backend), err: '' });
     expect(help.out).toContain('--store <url>');
     expect(help.out).toContain('CHURN_RISK_TEST_STORE_URL');
+  });
+
+  it('names the closest flag to a misspelt one, instead of parseArgs text', async () => {
+    const backend = backendOf(await queueWithFailed(0), { disposed: 0, closed: 0 });
+    const cases: [string[], string][] = [
+      [
+        ['failed', 'list', '--limt', '3', '--store', URL_WITH_PASSWORD],
+        '--limt; did you mean --limit?',
+      ],
+      [
+        ['failed', 'list', '--limt=3', '--store', URL_WITH_PASSWORD],
+        '--limt; did you mean --limit?',
+      ],
+      [['failed', 'list', '--stor', URL_WITH_PASSWORD], '--stor; did you mean --store?'],
+      [
+        ['failed', 'list', '--prefx', 'p', '--store', URL_WITH_PASSWORD],
+        '--prefx; did you mean --prefix?',
+      ],
+      [['failed', 'retry', '--al', '--store', URL_WITH_PASSWORD], '--al; did you mean --all?'],
+      [['failed', 'list', '--jsno', '--store', URL_WITH_PASSWORD], '--jsno; did you mean --json?'],
+      [
+        ['failed', 'list', '--store', URL_WITH_PASSWORD, '--ofset', '2'],
+        '--ofset; did you mean --offset?',
+      ],
+      [['failed', 'list', '--xyzzy', '--store', URL_WITH_PASSWORD], '--xyzzy.'],
+      [['failed', 'list', '-q', '--store', URL_WITH_PASSWORD], '-q.'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await run(backend, args);
+      expect(result.code, args.join(' ')).toBe(EXIT.usage);
+      expect(result.err).toBe(
+        `churn-risk-memory: unknown option ${message}\nRun "churn-risk-memory --help" for usage.\n`,
+      );
+    }
+  });
+
+  it('names the environment variable when the URL it holds has the wrong scheme', async () => {
+    const backend = backendOf(await queueWithFailed(0), { disposed: 0, closed: 0 });
+    process.env.CHURN_RISK_TEST_STORE_URL = 'redis://x';
+    try {
+      const result = await run(backend, ['failed', 'list']);
+      expect(result.code).toBe(EXIT.usage);
+      expect(result.err).toContain('$CHURN_RISK_TEST_STORE_URL must be a memory:// URL.');
+    } finally {
+      delete process.env.CHURN_RISK_TEST_STORE_URL;
+    }
   });
 
   it('takes the URL from its environment variable', async () => {

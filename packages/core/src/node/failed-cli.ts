@@ -4,8 +4,9 @@
  * A back end says how to open its queue from a URL and how to name the place without secrets;
  * parsing, the header row, the connect time-out, exit codes and terminal-safe output are here.
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { FailedAlert } from '../durable/alert-store.js';
+import { closest } from '../options/known-options.js';
 import type { QueueHealth } from '../receiver/alert-queue.js';
 
 /** Where the CLI writes (the process's stdout and stderr, or a test's buffers). */
@@ -172,23 +173,48 @@ interface Command {
   offset: number;
 }
 
+/** The flags of a back end's bin, as `parseArgs` takes them. */
+function flagsOf(backend: FailedCliBackend) {
+  return {
+    [backend.urlFlag]: { type: 'string' },
+    [backend.scope.flag]: { type: 'string' },
+    limit: { type: 'string' },
+    offset: { type: 'string' },
+    json: { type: 'boolean' },
+    all: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const satisfies ParseArgsConfig['options'];
+}
+
+/**
+ * Refuses the first flag the bin does not know, naming the known flag closest to it (by edit
+ * distance), before `parseArgs`' own text (which is about positionals) is met.
+ */
+function refuseUnknownFlags(options: ReturnType<typeof flagsOf>, args: readonly string[]): void {
+  const { tokens } = parseArgs({
+    args: [...args],
+    options,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  const known = Object.keys(options);
+  for (const token of tokens) {
+    if (token.kind !== 'option' || Object.hasOwn(options, token.name)) continue;
+    const near = closest(token.name, known);
+    throw new UsageError(
+      `unknown option ${printable(token.rawName)}` +
+        (near === undefined ? '.' : `; did you mean --${near}?`),
+    );
+  }
+}
+
 function parse(backend: FailedCliBackend, args: readonly string[]): Command | 'help' {
+  const options = flagsOf(backend);
+  refuseUnknownFlags(options, args);
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        [backend.urlFlag]: { type: 'string' },
-        [backend.scope.flag]: { type: 'string' },
-        limit: { type: 'string' },
-        offset: { type: 'string' },
-        json: { type: 'boolean' },
-        all: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseArgs({ args: [...args], allowPositionals: true, strict: true, options });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
@@ -206,11 +232,15 @@ function parse(backend: FailedCliBackend, args: readonly string[]): Command | 'h
     throw new UsageError(`the action must be "list" or "retry", got "${printable(action ?? '')}".`);
   }
   if (extra.length > 0) throw new UsageError(`unexpected argument "${printable(extra[0] ?? '')}".`);
-  const { urlFlag, schemes } = backend;
-  const url = text(urlFlag) ?? process.env[backend.urlEnv];
-  if (url === undefined || url === '') throw new UsageError(`--${urlFlag} <url> is required.`);
+  const { urlFlag, urlEnv, schemes } = backend;
+  const given = text(urlFlag);
+  const url = given ?? process.env[urlEnv];
+  if (url === undefined || url === '') {
+    throw new UsageError(`--${urlFlag} <url> is required (or set $${urlEnv}).`);
+  }
   if (!schemes.some((scheme) => url.startsWith(`${scheme}://`))) {
-    throw new UsageError(`--${urlFlag} must be a ${schemes[0] ?? ''}:// URL.`);
+    const source = given === undefined ? `$${urlEnv}` : `--${urlFlag}`;
+    throw new UsageError(`${source} must be a ${schemes[0] ?? ''}:// URL.`);
   }
   const all = flag('all') === true;
   if (action === 'list' && (id !== undefined || all)) {

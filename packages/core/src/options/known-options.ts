@@ -19,7 +19,7 @@ function distance(a: string, b: string): number {
 }
 
 /** The known option closest to `key`, when it is close enough to be a likely typo. */
-function closest(key: string, known: readonly string[]): string | undefined {
+export function closest(key: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const name of known) {

@@ -6,10 +6,30 @@ import {
 } from '@churn-risk/core/cli';
 import { type QueueHealth } from '@churn-risk/core';
 import { withTimeout } from '@churn-risk/core/store';
+import { SqsQueueError, type SqsResourceOption } from '../sqs/sqs-errors.js';
 import { createSqsQueue } from '../sqs/sqs-queue.js';
 
 /** The environment variable of the failed table's name (`--table` overrides it). */
 const TABLE_ENV = 'CHURN_RISK_FAILED_TABLE';
+
+/** The flag of each option the CLI sets (it never reads the dedupe table). */
+const FLAGS: Partial<Record<SqsResourceOption, string>> = {
+  queueUrl: '--queue-url',
+  failedTable: '--table',
+};
+
+/** A missing queue or table, said for the command line: named by its flag, not its option. */
+function forTheCommandLine(error: unknown): never {
+  const flag = error instanceof SqsQueueError ? FLAGS[error.option] : undefined;
+  if (error instanceof SqsQueueError && flag !== undefined) {
+    const said = new SqsQueueError(error.option, error.resource, error.awsError);
+    said.message = error.message
+      .replace(`(createSqsQueue's \`${error.option}\`)`, `(${flag})`)
+      .replace(`\`${error.option}\``, flag);
+    throw said;
+  }
+  throw error;
+}
 
 /**
  * `churn-risk-sqs`: the failed-set CLI of `@churn-risk/core/cli` on an SQS queue's failed table.
@@ -33,7 +53,7 @@ export const SQS_CLI: FailedCliBackend = {
   open(url, table, timeoutMs) {
     const failedTable = table ?? process.env[TABLE_ENV];
     if (failedTable === undefined || failedTable === '') {
-      throw new TypeError(`--table <name> is required (or ${TABLE_ENV}).`);
+      throw new TypeError(`--table <name> is required (or set $${TABLE_ENV}).`);
     }
     // List and retry use the queue and the failed table only (never the dedupe table).
     const queue = createSqsQueue({ queueUrl: url, dedupeTable: '-', failedTable });
@@ -46,14 +66,16 @@ export const SQS_CLI: FailedCliBackend = {
         );
         return { reachable: true };
       } catch (error) {
+        // A queue or table that does not exist is answered, not unreachable: its own line.
+        if (error instanceof SqsQueueError) forTheCommandLine(error);
         return { reachable: false, error: error instanceof Error ? error.message : String(error) };
       }
     };
     return {
       queue: {
-        failed: (options) => queue.failed(options),
-        retry: (id) => queue.retry(id),
-        retryAll: () => queue.retryAll(),
+        failed: (options) => queue.failed(options).catch(forTheCommandLine),
+        retry: (id) => queue.retry(id).catch(forTheCommandLine),
+        retryAll: () => queue.retryAll().catch(forTheCommandLine),
         health,
         close: () => queue.close(),
       },

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as DynamoDbSdk from '@aws-sdk/client-dynamodb';
 import type * as SqsSdk from '@aws-sdk/client-sqs';
+import { namedError, type SqsResourceOption } from './sqs-errors.js';
 
 /**
  * An AWS SDK for JavaScript v3 client, as queue mode uses it: an `SQSClient` of
@@ -64,8 +65,16 @@ function service(
     });
 }
 
-/** The calls of one queue, on the clients given (else default ones, made on first use). */
-export function awsCalls(sqs?: AwsSdkClient, dynamodb?: AwsSdkClient): AwsCalls {
+/**
+ * The calls of one queue, on the clients given (else default ones, made on first use). An error
+ * that says a table or the queue of `resources` does not exist becomes an `SqsQueueError` that
+ * names its option.
+ */
+export function awsCalls(
+  sqs: AwsSdkClient | undefined,
+  dynamodb: AwsSdkClient | undefined,
+  resources: Record<SqsResourceOption, string>,
+): AwsCalls {
   // With an endpoint in the environment (a local emulator), that endpoint rather than the host
   // of the queue URL, which the SDK uses by default.
   const local = (process.env.AWS_ENDPOINT_URL_SQS ?? process.env.AWS_ENDPOINT_URL) !== undefined;
@@ -73,9 +82,12 @@ export function awsCalls(sqs?: AwsSdkClient, dynamodb?: AwsSdkClient): AwsCalls 
     ...(local ? { useQueueUrlAsEndpoint: false } : {}),
   });
   const callDdb = service('@aws-sdk/client-dynamodb', 'DynamoDBClient', dynamodb, {});
+  const fail = (input: object) => (error: unknown) => {
+    throw namedError(error, input, resources);
+  };
   return {
-    ddb: (name, input) => callDdb(name, input) as never,
-    sqs: (name, input) => callSqs(name, input) as never,
+    ddb: (name, input) => callDdb(name, input).catch(fail(input)) as never,
+    sqs: (name, input) => callSqs(name, input).catch(fail(input)) as never,
   };
 }
 

@@ -3,7 +3,10 @@ import { refuseUnknownOptions } from '@churn-risk/core/store';
 
 /** Options of `createSqsQueue`. */
 export interface SqsQueueOptions {
-  /** The queue's URL, `https://sqs.<region>.amazonaws.com/<account>/<name>`. Required. */
+  /**
+   * The queue's URL, `https://sqs.<region>.amazonaws.com/<account>/<name>`, or any other the AWS
+   * SDK takes (an emulator's, `http://sqs.us-east-1.127.0.0.1:4566/000000000000/alerts`). Required.
+   */
   queueUrl: string;
   /**
    * The DynamoDB table of alert identities (partition key `pk`, a string; TTL on `expiresAt`).
@@ -100,20 +103,19 @@ function whole(option: string, value: number | undefined, fallback: number, min:
   return chosen;
 }
 
+/**
+ * A queue URL: `http(s)://<host>/<account>/<name>`. Read without WHATWG `URL`, which refuses
+ * hosts the AWS SDK sends as they are, such as an emulator's `sqs.us-east-1.127.0.0.1:4566`
+ * (a host whose last label is a number must be a whole IPv4 address there).
+ */
+const QUEUE_URL = /^https?:\/\/[^/?#@\s]+\/([^/?#\s]+)\/([^/?#\s]+)\/?$/i;
+
 /** `<account>/<name>` of a queue URL; a `TypeError` for anything else. */
 function queueKeyOf(queueUrl: unknown): { queueKey: string; queueName: string } {
-  const usage =
-    'queueUrl must be the queue URL, https://sqs.<region>.amazonaws.com/<account>/<name>.';
-  if (typeof queueUrl !== 'string') throw new TypeError(usage);
-  let parts: string[];
-  try {
-    parts = new URL(queueUrl).pathname.split('/').filter((part) => part !== '');
-  } catch {
-    throw new TypeError(usage);
-  }
-  const [account, queueName] = parts;
-  if (parts.length !== 2 || account === undefined || queueName === undefined) {
-    throw new TypeError(usage);
+  const match = typeof queueUrl === 'string' ? QUEUE_URL.exec(queueUrl) : null;
+  const [, account, queueName] = match ?? [];
+  if (account === undefined || queueName === undefined) {
+    throw new TypeError('queueUrl must be a queue URL, http(s)://<host>/<account>/<name>.');
   }
   return { queueKey: `${account}/${queueName}`, queueName };
 }

@@ -468,7 +468,7 @@ describe('createSqsQueue', () => {
       /"dedupeTtl" \(did you mean dedupeTtlMs\?\)/,
     );
     expect(() => make({ ...base, failedTable: '' })).toThrow(TypeError);
-    expect(() => make({ ...base, queueUrl: 'alerts' })).toThrow(/queueUrl must be the queue URL/);
+    expect(() => make({ ...base, queueUrl: 'alerts' })).toThrow(/queueUrl must be a queue URL/);
     expect(() => make({ ...base, maxStalls: -1 })).toThrow(/maxStalls/);
     expect(() => make({ ...base, sqs: {} })).toThrow(/sqs must be a client/);
     expect(() => make({ ...base })).not.toThrow();
@@ -571,9 +571,22 @@ describe('createSqsQueue', () => {
         err: '',
       });
       expect((await run(['failed', 'retry', 'nope', ...flags])).code).toBe(1);
-      expect((await run(['failed', 'list', '--queue-url', where.queueUrl])).err).toContain(
-        '--table <name> is required',
-      );
+      const help = '\nRun "churn-risk-sqs --help" for usage.\n';
+      expect(await run(['failed', 'list', '--queue-url', where.queueUrl])).toEqual({
+        code: 2,
+        out: '',
+        err: 'churn-risk-sqs: --table <name> is required (or set $CHURN_RISK_FAILED_TABLE).\n',
+      });
+      expect(await run(['failed', 'list', '--table', where.failedTable])).toEqual({
+        code: 2,
+        out: '',
+        err: `churn-risk-sqs: --queue-url <url> is required (or set $CHURN_RISK_QUEUE_URL).${help}`,
+      });
+      expect(await run(['failed', 'list', '--queue-ur', where.queueUrl, '--tabel', 'x'])).toEqual({
+        code: 2,
+        out: '',
+        err: `churn-risk-sqs: unknown option --queue-ur; did you mean --queue-url?${help}`,
+      });
     } finally {
       for (const key of Object.keys(aws.env)) {
         if (saved[key] === undefined) Reflect.deleteProperty(process.env, key);

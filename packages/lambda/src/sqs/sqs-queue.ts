@@ -90,7 +90,7 @@ class SqsQueueMode implements SqsQueue {
     this.#options = options;
     this.queueUrl = options.queueUrl;
     this.queueKey = options.queueKey;
-    this.#aws = awsCalls(options.sqs, options.dynamodb);
+    this.#aws = awsCalls(options.sqs, options.dynamodb, options);
     this.#identities = new DynamoIdentities(options.dedupeTable, this.#aws);
     this.#failed = new DynamoFailedTable(
       options.failedTable,
