@@ -58,7 +58,9 @@ function showStatus(data) {
 async function reloadList() {
   const response = await fetch(location.href, { cache: 'no-store', credentials: 'same-origin' });
   if (!response.ok) throw new Error('HTTP ' + response.status);
-  const doc = new DOMParser().parseFromString(await response.text(), 'text/html');
+  // The body only: the head's style element, under another answer's nonce, is no business here.
+  const text = await response.text();
+  const doc = new DOMParser().parseFromString(text.slice(text.indexOf('<body')), 'text/html');
   const fresh = doc.getElementById('failed');
   const current = $('failed');
   if (!fresh || !current) return;
