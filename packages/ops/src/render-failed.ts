@@ -36,6 +36,8 @@ function renderErrorSummary(alerts: readonly FailedAlert[]): Html | undefined {
     const line = error.split('\n')[0]?.slice(0, 200) ?? '';
     counts.set(line, (counts.get(line) ?? 0) + 1);
   }
+  // Only where errors repeat: a list of distinct errors says nothing the rows do not.
+  if (counts.size === alerts.length) return undefined;
   const rows = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 5);
   return html`<div class="summary"><h2>Errors on this page</h2><ul>${rows.map(
     ([error, n]) => html`<li><b>${n}×</b> <code>${error}</code></li>`,
