@@ -2,6 +2,8 @@ import type {
   FailedAlert,
   FailedListOptions,
   LogMethod,
+  NodeRequest,
+  NodeResponse,
   QueueCounts,
   QueueHealth,
 } from '@churn-risk/core';
@@ -77,29 +79,18 @@ export interface OpsHandler {
   readonly node: (req: OpsNodeRequest, res: OpsNodeResponse) => Promise<void>;
 }
 
-/** A Node request (an `IncomingMessage`, or Express's request), by the members the handler uses. */
-export interface OpsNodeRequest {
-  method?: string | undefined;
+/**
+ * A Node request (an `IncomingMessage`, or Express's request): core's `NodeRequest`, with the
+ * members that say where it goes.
+ */
+export interface OpsNodeRequest extends NodeRequest {
   /** The path and query (`/ops/api/failed?offset=20`). */
   url?: string | undefined;
   /** Express's full path when the handler is mounted with `app.use('/ops', ...)`. */
   originalUrl?: string | undefined;
-  headers: Record<string, string | readonly string[] | undefined>;
   /** A body a parser already read (`express.json()`), used when the stream was read to its end. */
   body?: unknown;
-  readonly readableEnded: boolean;
-  readonly destroyed: boolean;
-  pause(): unknown;
-  on(event: 'data' | 'end' | 'error' | 'close', listener: (value: unknown) => void): unknown;
-  off(event: 'data' | 'end' | 'error' | 'close', listener: (value: unknown) => void): unknown;
 }
 
-/** A Node response (a `ServerResponse`), by the members the handler uses. */
-export interface OpsNodeResponse {
-  readonly headersSent: boolean;
-  readonly writableEnded: boolean;
-  readonly destroyed: boolean;
-  statusCode: number;
-  setHeader(name: string, value: string): unknown;
-  end(body: string): unknown;
-}
+/** A Node response (a `ServerResponse`): core's `NodeResponse`. */
+export type OpsNodeResponse = NodeResponse;
