@@ -21,7 +21,11 @@ let postgres: PostgresServer | undefined;
 let browser: Browser | undefined;
 
 beforeAll(async () => {
-  [redis, postgres, browser] = await Promise.all([startRedisServer(), startPostgres(), launchChromium()]);
+  [redis, postgres, browser] = await Promise.all([
+    startRedisServer(),
+    startPostgres(),
+    launchChromium(),
+  ]);
 });
 
 afterAll(async () => {
@@ -32,7 +36,8 @@ afterAll(async () => {
 });
 
 const failedCount = async (queue: OpsQueue): Promise<number> => (await queue.failed()).length;
-const shownFailed = (page: Page): Promise<string> => page.locator('[data-count="failed"]').innerText();
+const shownFailed = (page: Page): Promise<string> =>
+  page.locator('[data-count="failed"]').innerText();
 const SCRIPTED = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
 
 const backends: [string, () => OpsBackend][] = [
@@ -75,7 +80,9 @@ describe.each(backends)('the operations page over %s, in Chromium', (_name, crea
     const newest = page.locator('li.alert').first();
     expect(await newest.innerText()).toContain('user_scripted');
     expect(await newest.locator('.error').innerText()).toContain('crm is down for user_scripted');
-    expect(await newest.locator('.meta').innerText()).toMatch(/Tries: 1.*Handlers that succeeded: audit/s);
+    expect(await newest.locator('.meta').innerText()).toMatch(
+      /Tries: 1.*Handlers that succeeded: audit/s,
+    );
     expect(await shownFailed(page)).toBe('2');
     expect(await page.locator('#health').innerText()).toBe('Store reachable');
     await newest.locator('summary').click();
@@ -117,9 +124,14 @@ describe.each(backends)('the operations page over %s, in Chromium', (_name, crea
     const { fixture, queue } = backend;
     fixture.broken = false;
     const audits = fixture.runs.audit.length;
-    await page.locator('li.alert', { hasText: 'user_plain' }).getByRole('button', { name: 'Retry' }).click();
+    await page
+      .locator('li.alert', { hasText: 'user_plain' })
+      .getByRole('button', { name: 'Retry' })
+      .click();
     await page.locator('#status', { hasText: 'Retried' }).waitFor({ timeout: PATIENCE });
-    await until(async () => (await failedCount(queue)) === 1 && fixture.runs.crm.includes('user_plain'));
+    await until(
+      async () => (await failedCount(queue)) === 1 && fixture.runs.crm.includes('user_plain'),
+    );
     await expect.poll(() => shownFailed(page), { timeout: PATIENCE }).toBe('1');
     await expect.poll(() => page.locator('li.alert').count(), { timeout: PATIENCE }).toBe(1);
     expect(fixture.runs.crm.filter((u) => u === 'user_plain')).toHaveLength(2);

@@ -9,16 +9,20 @@ afterAll(() => {
   killRunningChildren();
 });
 
-it('passes the operations API suite over SQS and DynamoDB (fauxqs and dynalite)', async () => {
-  const run = await runVitestUnder(process.execPath, ['test/ops/sqs.aws-test.ts'], {
-    args: ['--config', 'packages/lambda/vitest.config.ts'],
-    timeoutMs: 4 * 60_000,
-  });
-  const { report } = run;
-  expect(report, `no JSON report:\n${run.output}`).toBeDefined();
-  if (report === undefined) return;
-  const failures = failuresOf(report);
-  expect(failures, failures.join('\n')).toEqual([]);
-  expect(report.numPassedTests).toBe(2);
-  expect(run.exitCode, run.output).toBe(0);
-}, 5 * 60_000);
+it(
+  'passes the operations API suite over SQS and DynamoDB (fauxqs and dynalite)',
+  async () => {
+    const run = await runVitestUnder(process.execPath, ['test/ops/sqs.aws-test.ts'], {
+      args: ['--config', 'packages/lambda/vitest.config.ts'],
+      timeoutMs: 4 * 60_000,
+    });
+    const { report } = run;
+    expect(report, `no JSON report:\n${run.output}`).toBeDefined();
+    if (report === undefined) return;
+    const failures = failuresOf(report);
+    expect(failures, failures.join('\n')).toEqual([]);
+    expect(report.numPassedTests).toBe(2);
+    expect(run.exitCode, run.output).toBe(0);
+  },
+  5 * 60_000,
+);

@@ -49,7 +49,11 @@ export function postgresBackend(url: string): OpsBackend {
  */
 export function d1Backend(db: D1Database): OpsBackend {
   const queues = new MemoryQueues({ alerts: { maxRetries: 3 } });
-  const cloudflare = createCloudflareQueue({ producer: queues.producer('alerts'), dedupe: db, failed: db });
+  const cloudflare = createCloudflareQueue({
+    producer: queues.producer('alerts'),
+    dedupe: db,
+    failed: db,
+  });
   const fixture = failingReceiver(cloudflare.queue);
   return {
     queue: cloudflare.failed,
@@ -64,11 +68,14 @@ export function d1Backend(db: D1Database): OpsBackend {
 }
 
 /** The D1 databases a test file's miniflare offers, one per use. */
-export function d1Databases(mf: () => Miniflare, names: readonly string[]): () => Promise<D1Database> {
+export function d1Databases(
+  mf: () => Miniflare,
+  names: readonly string[],
+): () => Promise<D1Database> {
   let next = 0;
   return async () => {
     const name = names[next++];
     if (name === undefined) throw new Error('no D1 database left');
-    return (await mf().getD1Database(name)) as unknown as D1Database;
+    return await mf().getD1Database(name);
   };
 }

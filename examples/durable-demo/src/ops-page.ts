@@ -14,7 +14,9 @@ export async function checkOpsPage(page: string, report: Report): Promise<void> 
     counts?: { failed: number };
     health: { reachable: boolean; error?: string };
   };
-  if (!health.reachable) report.fail(`the failed alerts page says: ${health.error ?? 'unreachable'}`);
-  else if (counts?.failed !== 0) report.fail(`the failed alerts page counts ${String(counts?.failed)}`);
+  if (!health.reachable)
+    report.fail(`the failed alerts page says: ${health.error ?? 'unreachable'}`);
+  else if (counts?.failed !== 0)
+    report.fail(`the failed alerts page counts ${String(counts?.failed)}`);
   else report.ok(`failed alerts page (${page}): store reachable, 0 failed`);
 }

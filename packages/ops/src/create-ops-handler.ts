@@ -58,7 +58,9 @@ export function createOpsHandler(options: OpsHandlerOptions): OpsHandler {
     const method = request.method.toUpperCase();
     if (route === 'retry') {
       if (method !== 'POST') {
-        return errorAnswer(new OpsError('METHOD_NOT_ALLOWED', 405, 'Retry with POST.'), { allow: 'POST' });
+        return errorAnswer(new OpsError('METHOD_NOT_ALLOWED', 405, 'Retry with POST.'), {
+          allow: 'POST',
+        });
       }
       const reason = crossSiteReason(request);
       if (reason !== undefined) {
@@ -76,7 +78,9 @@ export function createOpsHandler(options: OpsHandlerOptions): OpsHandler {
       return json(200, { retried }, { [CSRF_HEADER]: await csrf.issue(Date.now()) });
     }
     if (method !== 'GET') {
-      return errorAnswer(new OpsError('METHOD_NOT_ALLOWED', 405, 'Only GET here.'), { allow: 'GET' });
+      return errorAnswer(new OpsError('METHOD_NOT_ALLOWED', 405, 'Only GET here.'), {
+        allow: 'GET',
+      });
     }
     const token = { [CSRF_HEADER]: await csrf.issue(Date.now()) };
     if (route === 'unknown') throw new OpsError('NOT_FOUND', 404, 'No such operations API route.');

@@ -37,7 +37,8 @@ export function createCsrfTokens(secret: string | undefined): CsrfTokens {
     'sign',
     'verify',
   ]);
-  const message = (expiry: string): Uint8Array<ArrayBuffer> => encoder.encode(`churn-risk-ops-csrf:${expiry}`);
+  const message = (expiry: string): Uint8Array<ArrayBuffer> =>
+    encoder.encode(`churn-risk-ops-csrf:${expiry}`);
   return {
     async issue(now) {
       const expiry = (now + TOKEN_TTL_MS).toString(36);

@@ -21,7 +21,11 @@ async function nodeBody(req: OpsNodeRequest): Promise<string> {
     return new TextDecoder().decode(await readNodeBody(req, { maxBytes: MAX_BODY_BYTES }));
   } catch (error) {
     if (isDeliveryRejectedError(error)) {
-      throw new OpsError('PAYLOAD_TOO_LARGE', 413, `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+      throw new OpsError(
+        'PAYLOAD_TOO_LARGE',
+        413,
+        `The body is larger than ${MAX_BODY_BYTES} bytes.`,
+      );
     }
     throw new OpsError('BAD_REQUEST', 400, 'The request body could not be read.', { cause: error });
   }
@@ -37,7 +41,10 @@ async function toRequest(req: OpsNodeRequest): Promise<Request> {
   }
   let url: URL;
   try {
-    url = new URL(req.originalUrl ?? req.url ?? '/', `http://${first(req.headers.host) ?? 'localhost'}`);
+    url = new URL(
+      req.originalUrl ?? req.url ?? '/',
+      `http://${first(req.headers.host) ?? 'localhost'}`,
+    );
   } catch {
     throw new OpsError('BAD_REQUEST', 400, 'The request has no valid URL.');
   }
@@ -46,7 +53,9 @@ async function toRequest(req: OpsNodeRequest): Promise<Request> {
 }
 
 /** `ops.node`: answers a Node request with the Fetch handler. Never rejects. */
-export function createNodeListener(handle: (request: Request) => Promise<Response>): OpsHandler['node'] {
+export function createNodeListener(
+  handle: (request: Request) => Promise<Response>,
+): OpsHandler['node'] {
   return async (req, res) => {
     let response: Response;
     try {
@@ -59,6 +68,11 @@ export function createNodeListener(handle: (request: Request) => Promise<Respons
     response.headers.forEach((value, name) => {
       headers[name] = value;
     });
-    sendNodeResponse(res, { status: response.status, headers, body: await response.text(), done: Promise.resolve() });
+    sendNodeResponse(res, {
+      status: response.status,
+      headers,
+      body: await response.text(),
+      done: Promise.resolve(),
+    });
   };
 }

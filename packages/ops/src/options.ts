@@ -36,9 +36,7 @@ export interface OpsQueue {
  * answers `401` with no data, and a `Response` (a redirect to a login page, a `401` with a
  * `WWW-Authenticate` challenge) is sent as it is. Anything else counts as `false`.
  */
-export type OpsAuthorize = (
-  request: Request,
-) => boolean | Response | Promise<boolean | Response>;
+export type OpsAuthorize = (request: Request) => boolean | Response | Promise<boolean | Response>;
 
 /** Options of `createOpsHandler`. */
 export interface OpsHandlerOptions {

@@ -26,18 +26,31 @@ export function renderPage(input: PageInput): string {
       ? html`<section id="failed" data-failed=""><p class="bad">${failed.error}</p></section>`
       : renderFailed(failed, failedCount);
   const page = html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="ops-csrf" content="${input.csrfToken}">
-<title>${title}</title>
-<style nonce="${nonce}">${new Html(PAGE_CSS)}</style>
-</head><body data-refresh-ms="${input.refreshMs}">
-<header><h1>Failed alerts</h1>${status.kind === undefined ? '' : html`<span class="kind">${status.kind}</span>`}
-${renderHealth(status)}<span id="updated">Updated ${input.now.toISOString().slice(11, 19)} UTC</span></header>
-${renderCounts(status)}
-<p id="status" role="status" aria-live="polite"></p>
-${list}
-<script nonce="${nonce}">${new Html(PAGE_SCRIPT)}</script>
-</body></html>`;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="ops-csrf" content="${input.csrfToken}" />
+        <title>${title}</title>
+        <style nonce="${nonce}">
+          ${new Html(PAGE_CSS)}
+        </style>
+      </head>
+      <body data-refresh-ms="${input.refreshMs}">
+        <header>
+          <h1>Failed alerts</h1>
+          ${status.kind === undefined ? '' : html`<span class="kind">${status.kind}</span>`}
+          ${renderHealth(status)}<span id="updated"
+            >Updated ${input.now.toISOString().slice(11, 19)} UTC</span
+          >
+        </header>
+        ${renderCounts(status)}
+        <p id="status" role="status" aria-live="polite"></p>
+        ${list}
+        <script nonce="${nonce}">
+          ${new Html(PAGE_SCRIPT)};
+        </script>
+      </body>
+    </html>`;
   return page.value;
 }

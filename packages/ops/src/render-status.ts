@@ -2,7 +2,13 @@ import { html, type Html } from './escape.js';
 import type { ShownCounts, StoreStatus } from './store-reads.js';
 
 /** The states in the order an on-call engineer reads them: what failed first. */
-const STATES: readonly (keyof ShownCounts)[] = ['failed', 'waiting', 'delayed', 'active', 'completed'];
+const STATES: readonly (keyof ShownCounts)[] = [
+  'failed',
+  'waiting',
+  'delayed',
+  'active',
+  'completed',
+];
 
 /** The store's health line: what is wrong, in the store's own words (never a secret). */
 export function renderHealth(status: StoreStatus): Html {
@@ -17,11 +23,15 @@ export function renderCounts(status: StoreStatus): Html {
   const { counts } = status;
   if (counts === undefined) {
     return html`<section id="counts" aria-label="Alerts by state">
-<p class="bad">The counts could not be read.</p></section>`;
+      <p class="bad">The counts could not be read.</p>
+    </section>`;
   }
   const cells = STATES.filter((state) => counts[state] !== undefined).map(
     (state) =>
-      html`<div class="count ${state}${state === 'failed' && counts.failed > 0 ? ' hot' : ''}"><dt>${state}</dt><dd data-count="${state}">${counts[state]}</dd></div>`,
+      html`<div class="count ${state}${state === 'failed' && counts.failed > 0 ? ' hot' : ''}">
+        <dt>${state}</dt>
+        <dd data-count="${state}">${counts[state]}</dd>
+      </div>`,
   );
   return html`<section id="counts" aria-label="Alerts by state"><dl>${cells}</dl></section>`;
 }

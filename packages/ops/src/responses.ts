@@ -18,7 +18,8 @@ export function pagePolicy(nonce: string): string {
 }
 
 /** The policy of every answer that is not the page: it runs and loads nothing. */
-const DATA_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const DATA_POLICY =
+  "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /** A response with the common headers, the data policy, and `headers` on top. */
 export function respond(

@@ -54,6 +54,7 @@ export async function readRetryTarget(request: Request): Promise<{ id: string } 
     all?: unknown;
   };
   if (all === true && id === undefined) return { all: true };
-  if (typeof id === 'string' && id.length > 0 && id.length <= 512 && all === undefined) return { id };
+  if (typeof id === 'string' && id.length > 0 && id.length <= 512 && all === undefined)
+    return { id };
   throw new OpsError('BAD_REQUEST', 400, 'Send { "id": "<failed alert id>" } or { "all": true }.');
 }

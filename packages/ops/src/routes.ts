@@ -19,7 +19,13 @@ export function routeOf(pathname: string): OpsRoute {
   return name === 'failed' || name === 'counts' || name === 'retry' ? name : 'unknown';
 }
 
-function whole(name: string, text: string | null, fallback: number, max: number, min: number): number {
+function whole(
+  name: string,
+  text: string | null,
+  fallback: number,
+  max: number,
+  min: number,
+): number {
   if (text === null || text === '') return fallback;
   const value = /^[0-9]{1,9}$/.test(text) ? Number(text) : NaN;
   if (!(value >= min && value <= max)) {

@@ -1,4 +1,9 @@
-import { withTimeout, type FailedAlert, type QueueCounts, type QueueHealth } from '@churn-risk/core';
+import {
+  withTimeout,
+  type FailedAlert,
+  type QueueCounts,
+  type QueueHealth,
+} from '@churn-risk/core';
 import { OpsError } from './ops-error.js';
 import type { ResolvedOptions } from './resolve-options.js';
 
@@ -26,9 +31,14 @@ export interface FailedPage {
 const UNREAD = 'The counts could not be read; see the server log.';
 
 function storeUnavailable(what: string, cause: unknown): OpsError {
-  return new OpsError('STORE_UNAVAILABLE', 503, `The store did not answer ${what}; see the server log.`, {
-    cause,
-  });
+  return new OpsError(
+    'STORE_UNAVAILABLE',
+    503,
+    `The store did not answer ${what}; see the server log.`,
+    {
+      cause,
+    },
+  );
 }
 
 /** Counts and health, each bounded by `timeoutMs`; a failure is reported, never thrown. */
@@ -45,8 +55,10 @@ export async function readStatus(options: ResolvedOptions): Promise<StoreStatus>
     counting,
     queue.health ? bounded(queue.health(), 'health()') : Promise.resolve(undefined),
   ]);
-  if (counts.status === 'rejected') logError({ err: counts.reason }, 'ops: reading the counts failed');
-  if (health.status === 'rejected') logError({ err: health.reason }, 'ops: reading the health failed');
+  if (counts.status === 'rejected')
+    logError({ err: counts.reason }, 'ops: reading the counts failed');
+  if (health.status === 'rejected')
+    logError({ err: health.reason }, 'ops: reading the health failed');
   const read = counts.status === 'fulfilled' ? counts.value : undefined;
   const reported =
     health.status === 'fulfilled'
@@ -99,7 +111,11 @@ export async function retryAlerts(
   } catch (error) {
     if (error instanceof TypeError) {
       // The stores' answer to an id that is not failed (any more): retried by someone else.
-      throw new OpsError('NOT_FOUND', 404, 'No failed alert has this id (was it retried already?).');
+      throw new OpsError(
+        'NOT_FOUND',
+        404,
+        'No failed alert has this id (was it retried already?).',
+      );
     }
     logError({ err: error }, 'ops: a retry failed');
     throw storeUnavailable('retry', error);

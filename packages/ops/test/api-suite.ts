@@ -28,14 +28,23 @@ export function opsApiSuite(name: string, create: () => Promise<OpsBackend>): vo
       try {
         const { queue, fixture } = backend;
         const ops = createOpsHandler({ queue, authorize });
-        const alerts = [makeAlert(), makeAlert(), makeAlert({ recommendation: '<script>window.pwned=1</script>' })];
+        const alerts = [
+          makeAlert(),
+          makeAlert(),
+          makeAlert({ recommendation: '<script>window.pwned=1</script>' }),
+        ];
         for (const alert of alerts) {
           await fixture.deliver(alert);
           // One at a time, so that the failure times are in delivery order.
-          await backend.settle(async () => (await queue.failed()).some((f) => f.alert.userId === alert.userId));
+          await backend.settle(async () =>
+            (await queue.failed()).some((f) => f.alert.userId === alert.userId),
+          );
         }
         const list = await bodyOf<FailedList>(await get(ops, '/api/failed?limit=2'));
-        expect(list.alerts.map((f) => f.alert.userId)).toEqual([alerts[2]?.userId, alerts[1]?.userId]);
+        expect(list.alerts.map((f) => f.alert.userId)).toEqual([
+          alerts[2]?.userId,
+          alerts[1]?.userId,
+        ]);
         expect(list.next).toBe(2);
         const [newest] = list.alerts;
         expect(newest).toMatchObject({ tries: 1, succeededHandlers: ['audit'] });
@@ -56,12 +65,16 @@ export function opsApiSuite(name: string, create: () => Promise<OpsBackend>): vo
         const oldest = (await bodyOf<FailedList>(await get(ops, '/api/failed?offset=2'))).alerts[0];
         const retried = await postRetry(ops, { id: oldest?.id });
         expect(await bodyOf(retried)).toEqual({ retried: 1 });
-        await backend.settle(async () => fixture.runs.crm.filter((u) => u === oldest?.alert.userId).length === 2);
+        await backend.settle(
+          async () => fixture.runs.crm.filter((u) => u === oldest?.alert.userId).length === 2,
+        );
         expect(fixture.runs.audit.length).toBe(audits);
         await until(async () => (await queue.failed()).length === 2);
 
         expect(await bodyOf(await postRetry(ops, { all: true }))).toEqual({ retried: 2 });
-        await backend.settle(async () => (await queue.failed()).length === 0 && fixture.runs.crm.length === 6);
+        await backend.settle(
+          async () => (await queue.failed()).length === 0 && fixture.runs.crm.length === 6,
+        );
         expect(fixture.runs.audit.length).toBe(audits);
         const after = await bodyOf<{ counts: { failed: number } }>(await get(ops, '/api/counts'));
         expect(after.counts.failed).toBe(0);

@@ -12,7 +12,11 @@ export const authorize = (request: Request): boolean =>
   request.headers.get('authorization') === AUTH.authorization;
 
 /** `GET /ops<path>` with the bearer token (or `headers`). */
-export function get(ops: OpsHandler, path: string, headers: Record<string, string> = AUTH): Promise<Response> {
+export function get(
+  ops: OpsHandler,
+  path: string,
+  headers: Record<string, string> = AUTH,
+): Promise<Response> {
   return ops(new Request(`${ORIGIN}/ops${path}`, { headers }));
 }
 

@@ -1,4 +1,9 @@
-import { createReceiver, type AlertQueue, type ChurnRiskAlert, type Receiver } from '@churn-risk/core';
+import {
+  createReceiver,
+  type AlertQueue,
+  type ChurnRiskAlert,
+  type Receiver,
+} from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
 
 // A receiver with two handlers over a real queue, for the operations page's tests: `audit` always
@@ -63,7 +68,10 @@ export function failingReceiver(queue: AlertQueue, consume = true): FailingRecei
 }
 
 /** Resolves once `check()` is true (asked every 50 ms); rejects after `timeoutMs`. */
-export async function until(check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
+export async function until(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 15_000,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;

@@ -29,14 +29,22 @@ describe('createOpsHandler options', () => {
   it('refuses a missing authorize, an unknown option and a bad queue with a TypeError', () => {
     expect(() => createOpsHandler({ queue } as never)).toThrow(TypeError);
     expect(() => createOpsHandler({ queue } as never)).toThrow(/needs authorize/);
-    expect(() => createOpsHandler({ queue, authorize, basepath: '/x' } as never)).toThrow(/no option basepath/);
-    expect(() => createOpsHandler({ queue: {} as never, authorize })).toThrow(/failed\(\), retry\(\)/);
-    expect(() => createOpsHandler({ queue, authorize, csrfSecret: 'short' })).toThrow(/32 characters/);
+    expect(() => createOpsHandler({ queue, authorize, basepath: '/x' } as never)).toThrow(
+      /no option basepath/,
+    );
+    expect(() => createOpsHandler({ queue: {} as never, authorize })).toThrow(
+      /failed\(\), retry\(\)/,
+    );
+    expect(() => createOpsHandler({ queue, authorize, csrfSecret: 'short' })).toThrow(
+      /32 characters/,
+    );
   });
 
   it("takes authorize: 'none' outside production only", async () => {
     vi.stubEnv('NODE_ENV', 'production');
-    expect(() => createOpsHandler({ queue, authorize: 'none' })).toThrow(/refused when NODE_ENV is production/);
+    expect(() => createOpsHandler({ queue, authorize: 'none' })).toThrow(
+      /refused when NODE_ENV is production/,
+    );
     vi.stubEnv('NODE_ENV', 'development');
     const ops = createOpsHandler({ queue, authorize: 'none' });
     expect((await ops(new Request(`${ORIGIN}/ops/api/counts`))).status).toBe(200);
@@ -75,12 +83,19 @@ describe('the operations handler, secure by default', () => {
       [{ origin: 'null', 'sec-fetch-site': undefined }, 403, 'CROSS_SITE'],
       [{ 'sec-fetch-site': 'same-site' }, 403, 'CROSS_SITE'],
       [{ [CSRF_HEADER]: undefined }, 403, 'CSRF_TOKEN_INVALID'],
-      [{ [CSRF_HEADER]: 'zzzzzzzz.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, 403, 'CSRF_TOKEN_INVALID'],
+      [
+        { [CSRF_HEADER]: 'zzzzzzzz.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+        403,
+        'CSRF_TOKEN_INVALID',
+      ],
       [{ 'content-type': 'application/x-www-form-urlencoded' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ];
     for (const [headers, status, code] of cases) {
       const response = await postRetry(ops, { id }, headers);
-      expect({ status: response.status, code: (await bodyOf<{ error: { code: string } }>(response)).error.code }).toEqual({ status, code });
+      expect({
+        status: response.status,
+        code: (await bodyOf<{ error: { code: string } }>(response)).error.code,
+      }).toEqual({ status, code });
     }
     const tokenOfOther = await csrfToken(createOpsHandler({ queue, authorize }));
     expect((await postRetry(ops, { id }, { [CSRF_HEADER]: tokenOfOther })).status).toBe(403);
@@ -93,20 +108,33 @@ describe('the operations handler, secure by default', () => {
   it('takes tokens across instances that share a csrfSecret, and refuses a body over 4 KB', async () => {
     const { queue } = await withOneFailed();
     const csrfSecret = 'a-secret-of-at-least-thirty-two-characters';
-    const [one, two] = [createOpsHandler({ queue, authorize, csrfSecret }), createOpsHandler({ queue, authorize, csrfSecret })];
+    const [one, two] = [
+      createOpsHandler({ queue, authorize, csrfSecret }),
+      createOpsHandler({ queue, authorize, csrfSecret }),
+    ];
     const [failed] = await queue.failed();
     const big = await postRetry(one, { id: failed?.id, pad: 'x'.repeat(5_000) });
     expect(big.status).toBe(413);
-    const response = await postRetry(two, { id: failed?.id }, { [CSRF_HEADER]: await csrfToken(one) });
+    const response = await postRetry(
+      two,
+      { id: failed?.id },
+      { [CSRF_HEADER]: await csrfToken(one) },
+    );
     expect(await bodyOf(response)).toEqual({ retried: 1 });
   });
 
   it('sends what authorize returns as it is, and answers 500 without details when it throws', async () => {
     const queue = createDurableQueue(createMemoryStore());
-    const challenge = new Response('login', { status: 401, headers: { 'www-authenticate': 'Basic realm="ops"' } });
+    const challenge = new Response('login', {
+      status: 401,
+      headers: { 'www-authenticate': 'Basic realm="ops"' },
+    });
     const ops = createOpsHandler({ queue, authorize: () => challenge.clone() });
     const answer = await get(ops, '/');
-    expect([answer.status, answer.headers.get('www-authenticate')]).toEqual([401, 'Basic realm="ops"']);
+    expect([answer.status, answer.headers.get('www-authenticate')]).toEqual([
+      401,
+      'Basic realm="ops"',
+    ]);
     const errors: unknown[] = [];
     const throwing = createOpsHandler({
       queue,
@@ -117,20 +145,27 @@ describe('the operations handler, secure by default', () => {
     expect(failed.status).toBe(500);
     expect(await failed.text()).not.toContain('hunter2');
     expect(errors).toHaveLength(1);
-    expect((await get(createOpsHandler({ queue, authorize: () => 'yes' as never }), '/', AUTH)).status).toBe(401);
+    expect(
+      (await get(createOpsHandler({ queue, authorize: () => 'yes' as never }), '/', AUTH)).status,
+    ).toBe(401);
   });
 
   it('routes under any mount point, and refuses other methods and unknown API paths', async () => {
     const { ops } = await withOneFailed();
     for (const url of ['http://x.test/a/b/ops', 'http://x.test/a/b/ops/', 'http://x.test/']) {
       const page = await ops(new Request(url, { headers: AUTH }));
-      expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+      expect([page.status, page.headers.get('content-type')]).toEqual([
+        200,
+        'text/html; charset=utf-8',
+      ]);
     }
     const list = await ops(new Request('http://x.test/deep/mount/api/failed', { headers: AUTH }));
     expect((await bodyOf<{ alerts: unknown[] }>(list)).alerts).toHaveLength(1);
     expect((await get(ops, '/api/nope')).status).toBe(404);
     expect((await get(ops, '/api/failed?limit=0')).status).toBe(400);
-    const put = await ops(new Request(`${ORIGIN}/ops/api/failed`, { method: 'PUT', headers: AUTH }));
+    const put = await ops(
+      new Request(`${ORIGIN}/ops/api/failed`, { method: 'PUT', headers: AUTH }),
+    );
     expect([put.status, put.headers.get('allow')]).toEqual([405, 'GET']);
     expect((await get(ops, '/api/retry')).status).toBe(405);
   });
