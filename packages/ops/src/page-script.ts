@@ -52,6 +52,7 @@ function showStatus(data) {
   health.textContent = data.health.reachable ? 'Store reachable' : 'Store unreachable: ' + (data.health.error || 'no reason given');
   health.className = data.health.reachable ? 'ok' : 'bad';
   $('updated').textContent = 'Updated ' + new Date().toLocaleTimeString();
+  if (counts.failed !== undefined) document.title = document.title.replace(/^(\\(\\d+\\) )?/, '(' + counts.failed + ') ');
   return counts.failed;
 }
 
