@@ -157,6 +157,7 @@ describe.each(backends)('the operations page over %s, in Chromium', (_name, crea
     await until(async () => (await failedCount(queue)) === 0);
     await page.locator('.empty', { hasText: 'No failed alerts' }).waitFor({ timeout: PATIENCE });
     await expect.poll(() => shownFailed(page), { timeout: PATIENCE }).toBe('0');
+    await expect.poll(() => page.title(), { timeout: PATIENCE }).toMatch(/^\(0\) Failed alerts/);
     expect(pageErrors).toEqual([]);
     expect(cspViolations).toEqual([]);
   });

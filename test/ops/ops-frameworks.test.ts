@@ -57,6 +57,12 @@ const mounts: Record<string, () => Promise<Mounted>> = {
     app.use('/ops', (req, res) => void ops.node(req, res));
     return listening(createServer(app));
   },
+  'Express, after express.json()': () => {
+    const app = express();
+    app.use(express.json()); // the handler takes the body the parser read
+    app.use('/ops', (req, res) => void ops.node(req, res));
+    return listening(createServer(app));
+  },
   Fastify: async () => {
     const app = Fastify();
     const serveOps = (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
