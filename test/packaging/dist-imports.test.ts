@@ -19,6 +19,7 @@ const packages = [
   'koa',
   'lambda',
   'cloudflare',
+  'ops',
 ] as const;
 const entries = [
   '@churn-risk/core',
@@ -36,6 +37,7 @@ const entries = [
   '@churn-risk/koa',
   '@churn-risk/lambda',
   '@churn-risk/cloudflare',
+  '@churn-risk/ops',
 ];
 
 function runNode(args: string[]): string {

@@ -23,14 +23,22 @@ export function storeFile(env: ProcessEnv): string {
   return join(env.dir, 'follow-up-tasks.jsonl');
 }
 
-/** Starts `src/web.ts` on a free port; resolves with the process and its webhook URL. */
+/**
+ * Starts `src/web.ts` on a free port; resolves with the process, its webhook URL and the URL of
+ * its failed alerts' page when it serves one (it prints `ops page on <url>` before `listening on`).
+ */
 export async function startWeb(
   name: string,
   env: ProcessEnv,
-): Promise<{ child: Child; webhook: string }> {
+): Promise<{ child: Child; webhook: string; ops: string | undefined }> {
   const child = env.track(startChild(name, 'src/web.ts', { ...env.common, PORT: '0' }, env.run));
   const line = await child.waitForLine(/^listening on /);
-  return { child, webhook: `${line.slice('listening on '.length)}/webhooks/churn-risk` };
+  const ops = child.lines.find((candidate) => candidate.startsWith('ops page on '));
+  return {
+    child,
+    webhook: `${line.slice('listening on '.length)}/webhooks/churn-risk`,
+    ops: ops?.slice('ops page on '.length),
+  };
 }
 
 /** Starts `src/worker.ts`; resolves once it is ready. */

@@ -9,6 +9,7 @@ import { startWeb, startWorker, storeFile, WORKER_SETTINGS, type ProcessEnv } fr
 import { redeliverElsewhere } from './redeliver.js';
 import type { Report } from './report.js';
 import type { Resources } from './resources.js';
+import { checkOpsPage } from './ops-page.js';
 import { countRuns } from './tally.js';
 import { waitFor } from './wait-for.js';
 import { waitUntilHandled, type Summary } from './summary.js';
@@ -48,6 +49,7 @@ export async function runScenario(
   const [web1, web2] = await Promise.all([startWeb('web 1', env), startWeb('web 2', env)]);
   report.ok(`web 1 at ${web1.webhook}`);
   report.ok(`web 2 at ${web2.webhook}`);
+  if (web1.ops !== undefined) report.info(`failed alerts page: ${web1.ops}`);
   const worker1 = await startWorker('worker', env);
   const { concurrency, workMs, lockMs } = WORKER_SETTINGS;
   report.ok(`worker (pid ${worker1.pid}): ${concurrency} at once, up to ${workMs} ms each`);
@@ -96,6 +98,8 @@ export async function runScenario(
   report.ok(`worker (pid ${worker2.pid}) ready`);
   const outcome = await waitUntilHandled(sandbox, storeFile(env));
   report.ok(`every delivered alert is in the worker's store after ${outcome.seconds} s`);
+
+  if (web1.ops !== undefined) await checkOpsPage(web1.ops, report);
 
   report.step('Stop everything with SIGTERM: the worker drains, the web processes close');
   for (const child of [worker2, web1.child, web2.child]) {

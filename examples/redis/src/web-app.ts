@@ -1,7 +1,9 @@
 import { createReceiver, type Receiver } from '@churn-risk/core';
 import { createMiddleware } from '@churn-risk/express';
+import { createOpsHandler } from '@churn-risk/ops';
 import { createRedisQueue, type RedisQueue } from '@churn-risk/redis';
 import express from 'express';
+import { opsAuthorize } from './ops-auth.js';
 
 /** Options of `createWebApp`. */
 export interface WebAppOptions {
@@ -11,6 +13,12 @@ export interface WebAppOptions {
   redisUrl: string;
   /** Key prefix; `{churn-risk}` on Redis Cluster. Default `churn-risk`. */
   prefix?: string | undefined;
+  /**
+   * The password of the failed alerts' page at `/ops` (`OPS_PASSWORD`; user `ops`, HTTP Basic).
+   * Without it the page is open to anyone who reaches it, which is refused when `NODE_ENV` is
+   * `production`.
+   */
+  opsPassword?: string | undefined;
 }
 
 /** The app, its receiver (to close on SIGTERM) and the queue (for `/healthz`). */
@@ -42,5 +50,8 @@ export function createWebApp(options: WebAppOptions): WebApp {
     if (health.reachable) res.json({ status: 'ok', queue: 'redis' });
     else res.status(503).json({ status: 'unavailable', queue: 'redis', error: health.error });
   });
+  // The failed alerts of the queue: counts, health, the failed set, retry one or all.
+  const ops = createOpsHandler({ queue, authorize: opsAuthorize(options.opsPassword) });
+  app.use('/ops', (req, res) => void ops.node(req, res));
   return { app, receiver, queue };
 }

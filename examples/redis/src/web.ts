@@ -1,6 +1,7 @@
 /**
  * The web process: `REDIS_URL=redis://127.0.0.1:6379 CHURN_RISK_WEBHOOK_SECRET=... PORT=3000
- * pnpm web`. Accepts signed deliveries into Redis and runs no handler. Prints
+ * pnpm web`. Accepts signed deliveries into Redis and runs no handler; serves the failed alerts'
+ * page at `/ops` (`OPS_PASSWORD` protects it). Prints `ops page on http://127.0.0.1:PORT/ops` and
  * `listening on http://127.0.0.1:PORT` first. On SIGTERM (or SIGINT) it stops accepting
  * connections, answers `503 CLOSED` on the ones still open, closes the queue and exits 0.
  */
@@ -13,10 +14,16 @@ const redisUrl = requireEnv('REDIS_URL', 'the Redis URL, e.g. redis://127.0.0.1:
 const port = numberEnv('PORT', 3000);
 const host = '127.0.0.1';
 
-const { app, receiver } = createWebApp({ secret, redisUrl, prefix: process.env.REDIS_PREFIX });
+const { app, receiver } = createWebApp({
+  secret,
+  redisUrl,
+  prefix: process.env.REDIS_PREFIX,
+  opsPassword: process.env.OPS_PASSWORD,
+});
 
 const server = app.listen(port, host, () => {
   const address = server.address() as AddressInfo;
+  console.log(`ops page on http://${host}:${address.port}/ops`);
   console.log(`listening on http://${host}:${address.port}`);
 });
 

@@ -8,4 +8,5 @@ describeDurableDemo({
     env: { REDIS_SERVER: '/nonexistent/redis-server' },
     install: 'apt-get update && apt-get install -y redis-server',
   },
+  opsPage: true,
 });

@@ -21,6 +21,8 @@ export interface DurableDemoTest {
   };
   /** Also expect at least one handler run after the crash. */
   rerunsAfterCrash?: boolean;
+  /** Also expect the web process's failed alerts page, read through its JSON API. */
+  opsPage?: boolean;
 }
 
 /** Runs the demo's command (as `pnpm <command>` does); resolves with the exit code and output. */
@@ -66,6 +68,10 @@ export function describeDurableDemo(options: DurableDemoTest): void {
       expect(out).toMatch(
         /^duplicates: +0 alerts recorded twice; 20 redeliveries answered duplicate$/m,
       );
+      if (options.opsPage === true) {
+        expect(out).toMatch(/failed alerts page: http:\/\/127\.0\.0\.1:\d+\/ops$/m);
+        expect(out).toMatch(/failed alerts page \(http:[^)]+\/ops\): store reachable, 0 failed$/m);
+      }
       expect(out).not.toContain('✗');
       expect(out.trim().split('\n').at(-1)).toBe('every alert was handled');
     }, 120_000);

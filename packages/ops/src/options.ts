@@ -1,0 +1,87 @@
+import type { FailedAlert, FailedListOptions, LogMethod, QueueCounts, QueueHealth } from '@churn-risk/core';
+import type { NodeRequest, NodeResponse } from '@churn-risk/core/adapter';
+
+/**
+ * The failed set the page reads and retries: any back end's queue as it is (`createRedisQueue`,
+ * `createPostgresQueue`, `createSqsQueue`) or D1's failed store (`createFailedStore`). Counts
+ * come from `counts()` where the store has it, else the failed count from `count()`; health from
+ * `health()`, else from whether the counts could be read.
+ */
+export interface OpsQueue {
+  /** Failed alerts, newest first. */
+  failed(options?: FailedListOptions): Promise<FailedAlert[]>;
+  /** Puts one failed alert back (by its id); rejects with a `TypeError` when there is none. */
+  retry(id: string): Promise<void>;
+  /** Puts back every alert failed when it is called; resolves with how many. */
+  retryAll(): Promise<number>;
+  /** Alerts by state. */
+  counts?(): Promise<QueueCounts>;
+  /** How many alerts are failed (a store without `counts()`). */
+  count?(): Promise<number>;
+  /** Whether the store answers (never throws, never holds a secret). */
+  health?(): Promise<QueueHealth>;
+  /** The back end's short name (`'redis'`, `'postgres'`, `'sqs'`), shown in the page's title. */
+  readonly kind?: string;
+}
+
+/**
+ * Decides whether `request` may see the page and retry alerts: `true` lets it through, `false`
+ * answers `401` with no data, and a `Response` (a redirect to a login page, a `401` with a
+ * `WWW-Authenticate` challenge) is sent as it is. Anything else counts as `false`.
+ */
+export type OpsAuthorize = (request: Request) => boolean | Response | Promise<boolean | Response>;
+
+/** Options of `createOpsHandler`. */
+export interface OpsHandlerOptions {
+  /** The failed set to show and retry. Required. */
+  queue: OpsQueue;
+  /**
+   * Who may see the page and retry alerts. Required: `'none'` (anyone who can reach the URL) is
+   * accepted only while `NODE_ENV` is not `production`.
+   */
+  authorize: OpsAuthorize | 'none';
+  /**
+   * The key of the CSRF tokens (at least 32 characters). Default: a random key per handler, which
+   * is enough for one process; give every instance the same secret when several serve the page
+   * (processes behind a load balancer, Workers isolates), so that a token made by one is taken by
+   * the others.
+   */
+  csrfSecret?: string | undefined;
+  /** Failed alerts per page. Default 20, at most 200. */
+  pageSize?: number | undefined;
+  /** How often the page refreshes the counts and the store's health, in ms. Default 5,000. */
+  refreshMs?: number | undefined;
+  /** Longest wait for each store call, in ms; beyond it the page says the store did not answer. Default 5,000. */
+  timeoutMs?: number | undefined;
+  /** Where errors of the store and of `authorize` are reported. Default `console`. */
+  logger?: { error: LogMethod } | undefined;
+}
+
+/** The handler `createOpsHandler` returns: a Fetch handler, with a Node request listener. */
+export interface OpsHandler {
+  /** Answers a Web `Request` (Next.js, Hono, Workers, Bun, Deno). Never rejects. */
+  (request: Request): Promise<Response>;
+  /** The same handler as a method, for `export default { fetch: ops.fetch }`. */
+  readonly fetch: (request: Request) => Promise<Response>;
+  /**
+   * A Node request listener (`http.createServer`, Express, Koa's `ctx.req`/`ctx.res`, Fastify's
+   * `request.raw`/`reply.raw`). Resolves once the answer is written. Never rejects.
+   */
+  readonly node: (req: OpsNodeRequest, res: OpsNodeResponse) => Promise<void>;
+}
+
+/**
+ * A Node request (an `IncomingMessage`, or Express's request): core's `NodeRequest`, with the
+ * members that say where it goes.
+ */
+export interface OpsNodeRequest extends NodeRequest {
+  /** The path and query (`/ops/api/failed?offset=20`). */
+  url?: string | undefined;
+  /** Express's full path when the handler is mounted with `app.use('/ops', ...)`. */
+  originalUrl?: string | undefined;
+  /** A body a parser already read (`express.json()`), used when the stream was read to its end. */
+  body?: unknown;
+}
+
+/** A Node response (a `ServerResponse`): core's `NodeResponse`. */
+export type OpsNodeResponse = NodeResponse;
