@@ -90,7 +90,7 @@ describe('a poison alert (its worker is SIGKILLed every time it runs)', () => {
     const failed = await queue.failed();
     expect(failed).toHaveLength(1);
     expect(failed[0]?.alertId).toBe(poison.id);
-    expect(failed[0]?.error).toMatch(/stalled: its worker died mid-alert 2 times/);
+    expect(failed[0]?.error).toMatch(/Failed as poison \(stalls: 2,/);
     expect(starts()).toHaveLength(2); // not run a third time
 
     const healthy = freshAlert('healthy');
@@ -104,7 +104,7 @@ describe('a poison alert (its worker is SIGKILLed every time it runs)', () => {
     expect(reported).toHaveLength(1);
     expect(reported[0]?.[0]).toBe(poison.id);
     expect(reported[0]?.[1]).toBe(String(survivor.pid));
-    expect(reported[0]?.[2]).toMatch(/stalled/);
+    expect(reported[0]?.[2]).toMatch(/poison/);
 
     // retry(id) counts the stalls afresh: the retried alert runs again, and one more death of its
     // worker (1, within maxStalls) sends it to another worker instead of back to the failed set.

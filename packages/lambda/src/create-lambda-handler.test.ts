@@ -499,15 +499,6 @@ describe('createLambdaHandler: SQS events', () => {
       expect(ran).toEqual([]);
     }
   });
-
-  it('refuses a second argument: SQS events go to the receiver’s own queue', () => {
-    const receiver = receiverWith();
-    const untyped = createLambdaHandler as (...args: unknown[]) => unknown;
-    expect(() => untyped(receiver, { queue: receiver.queue })).toThrow(
-      /^createLambdaHandler takes only the receiver \(no queue option\)\.$/,
-    );
-    expect(untyped(receiver)).toBeTypeOf('function');
-  });
 });
 
 describe('the README', () => {

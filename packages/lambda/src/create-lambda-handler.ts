@@ -66,11 +66,7 @@ async function answer(receiver: Receiver, event: LambdaHttpEvent): Promise<Lambd
  * receiver.on('churn_risk_alert', async (alert) => notifyTeam(alert));
  * export const handler = createLambdaHandler(receiver);
  */
-export function createLambdaHandler(receiver: Receiver): LambdaHandler;
-export function createLambdaHandler(receiver: Receiver, ...removed: unknown[]): LambdaHandler {
-  if (removed.length > 0) {
-    throw new TypeError('createLambdaHandler takes only the receiver (no queue option).');
-  }
+export function createLambdaHandler(receiver: Receiver): LambdaHandler {
   if (receiver.consume === 'invocation') {
     throw new TypeError(
       "consume: 'invocation' cannot work on Lambda, which freezes once the handler returns: use " +

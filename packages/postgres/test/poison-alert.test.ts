@@ -71,10 +71,10 @@ describe('a poison alert (real Postgres)', () => {
     );
     expect(ran).toEqual([healthy.userId]);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/stalled/i);
+    expect(errors[0]).toMatch(/poison/i);
     const [failed] = await queue.failed();
     expect(failed?.alertId).toBe(`${String(poison.userId)}:${String(poison.triggeredAt)}`);
-    expect(failed?.error).toMatch(/stalled/i);
+    expect(failed?.error).toMatch(/poison/i);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(errors).toHaveLength(1); // once
   });

@@ -182,7 +182,7 @@ describe('createDurableQueue', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(AlertStalledError);
     const [failed] = await store.failed();
-    expect(failed?.error).toMatch(/stalled/);
+    expect(failed?.error).toMatch(/poison/);
     await receiver.close();
   });
 
@@ -543,16 +543,17 @@ describe('what an operator must see without a logger: one warn line each, with t
     return taken?.entry.id ?? '';
   }
 
-  /** The `[churn-risk]` lines written to console.warn while `work` runs. */
-  async function warned(work: () => Promise<void>): Promise<string[]> {
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+  /** The lines written to `console[level]` while `work` runs. */
+  async function printed(level: 'warn' | 'error', work: () => Promise<void>): Promise<string[]> {
+    const spy = vi.spyOn(console, level).mockImplementation(() => undefined);
     try {
       await work();
-      return warn.mock.calls.map((call) => String(call[0]));
+      return spy.mock.calls.map((call) => String(call[0]));
     } finally {
-      warn.mockRestore();
+      spy.mockRestore();
     }
   }
+  const warned = (work: () => Promise<void>): Promise<string[]> => printed('warn', work);
 
   it('a lost lease', async () => {
     const store = createMemoryStore();
@@ -601,7 +602,7 @@ describe('what an operator must see without a logger: one warn line each, with t
     await receiver.close();
   });
 
-  it('an alert failed as poison (more stalls than maxStalls), with the fix', async () => {
+  it('an alert failed as poison (more stalls than maxStalls), at error, with the fix', async () => {
     const store = createMemoryStore();
     const id = await lapsedAlert(store);
     const receiver = receiverOn(store, { maxStalls: 0 });
@@ -609,31 +610,46 @@ describe('what an operator must see without a logger: one warn line each, with t
     receiver.on('churn_risk_alert', () => {
       runs++;
     });
-    receiver.onError(() => undefined);
-    const lines = await warned(() => receiver.drain({ timeoutMs: 5_000 }));
+    receiver.onError(() => undefined); // no handler failure line then: only the poison line
+    const lines = await printed('error', () => receiver.drain({ timeoutMs: 5_000 }));
     expect(runs).toBe(0);
     expect(lines).toEqual([
       expect.stringMatching(
-        new RegExp(`^\\[churn-risk\\] .*alert ${id} failed as poison.*then retry it`),
+        new RegExp(`^\\[churn-risk\\] churn-risk: alert ${id}: Failed as poison.*then retry it`),
       ),
     ]);
     expect((await store.failed()).map((failed) => failed.alertId)).toEqual([id]);
     await receiver.close();
   });
 
-  it('goes to a given logger at warn, and not to the console', async () => {
-    const store = createMemoryStore();
-    const id = await lapsedAlert(store);
+  it('goes to a given logger (a takeover at warn, a poison alert at error), not to the console', async () => {
     const logger = recordingLogger();
-    const receiver = receiverOn(store, { maxStalls: 0, logger });
-    receiver.on('churn_risk_alert', () => undefined);
-    receiver.onError(() => undefined);
-    const lines = await warned(() => receiver.drain({ timeoutMs: 5_000 }));
+    const taken = createMemoryStore();
+    const takenId = await lapsedAlert(taken);
+    const poisoned = createMemoryStore();
+    const poisonId = await lapsedAlert(poisoned);
+    const receivers = [
+      receiverOn(taken, { logger }),
+      receiverOn(poisoned, { maxStalls: 0, logger }),
+    ];
+    for (const receiver of receivers) {
+      receiver.on('churn_risk_alert', () => undefined);
+      receiver.onError(() => undefined);
+    }
+    const lines = await warned(async () => {
+      const errors = await printed('error', async () => {
+        for (const receiver of receivers) await receiver.drain({ timeoutMs: 5_000 });
+      });
+      expect(errors).toEqual([]);
+    });
     expect(lines).toEqual([]);
-    expect(logger.lines.filter(([level]) => level === 'warn')).toEqual([
-      ['warn', expect.stringContaining(`alert ${id} failed as poison`)],
+    expect(logger.lines.filter(([level]) => level === 'warn' || level === 'error')).toEqual([
+      ['warn', expect.stringContaining(`alert ${takenId} is taken over`)],
+      ['error', expect.stringContaining(`alert ${poisonId}: Failed as poison`)],
+      // A given logger also gets each failure after the last try (here the poison alert's).
+      ['error', `A handler of alert ${poisonId} failed after 1 try`],
     ]);
-    await receiver.close();
+    await Promise.all(receivers.map((receiver) => receiver.close()));
   });
 });
 
@@ -667,7 +683,7 @@ describe('context.handlerId and context.idempotencyKey', () => {
     );
     expect((await receiver.handle({ method: 'POST', headers, body })).status).toBe(202);
     await receiver.drain({ timeoutMs: 5_000 });
-    const alertKey = 'user%201%2F%25:2026-11-28T01:00:00.000Z';
+    const alertKey = 'user%201%2F%25%3A2026-11-28T01%3A00%3A00.000Z';
     expect(seen).toEqual([
       ['crm', `${alertKey}/crm`, 0],
       ['mail/ü', `${alertKey}/mail%2F%C3%BC`, 0],

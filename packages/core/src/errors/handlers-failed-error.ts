@@ -41,8 +41,8 @@ export class AlertStalledError extends Error {
   constructor(stalls: number, message?: string) {
     super(
       message ??
-        `The alert stalled: its worker died mid-alert ${String(stalls)} times, so it was moved to ` +
-          'the failed set instead of being taken over again.',
+        `Failed as poison (stalls: ${String(stalls)}, each a crash or a freeze mid-alert): fix ` +
+          'that, then retry it.',
     );
     this.stalls = stalls;
   }

@@ -28,8 +28,8 @@ export interface AlertContext {
   handlerId: string | undefined;
   /**
    * A key for a side effect that must happen once: the alert identity and the handler's id
-   * (`<id>/<handlerId>`, or the alert identity alone for a handler without an id; `%`, `/` and
-   * anything but visible ASCII percent-encoded, so that it is a valid header value). The same in
+   * (`<id>/<handlerId>`, or the alert identity alone for a handler without an id; each part
+   * percent-encoded as by `encodeURIComponent`, so that it is a valid header value). The same in
    * every try and every process that runs this handler for this alert, and different for each
    * handler: pass it as the idempotency key of an outbound call (the client's
    * `{ idempotencyKey }`, Stripe's `Idempotency-Key`) so that a run after a takeover or a retry

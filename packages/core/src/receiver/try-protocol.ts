@@ -4,7 +4,7 @@ import {
   type FailedHandler,
 } from '../errors/handlers-failed-error.js';
 import { defaultShouldRetry, isNonRetryableError } from '../errors/non-retryable-error.js';
-import { warnAlways, type Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logger.js';
 import type { ReceiverObserver } from '../observability/receiver-observer.js';
 import { fromTraceCarrier } from '../observability/trace-carrier.js';
 import type { ReceiverTelemetry, TryRecord } from '../observability/telemetry.js';
@@ -71,21 +71,14 @@ class TryContext implements AlertContext {
   }
 
   get idempotencyKey(): string {
-    const alert = headerSafe(this.id);
-    return this.handlerId === undefined ? alert : `${alert}/${headerSafe(this.handlerId)}`;
+    const key = keyPart(this.id);
+    return this.handlerId === undefined ? key : `${key}/${keyPart(this.handlerId)}`;
   }
 }
 
-/** `text` as visible ASCII: `%`, `/` and anything else percent-encoded as UTF-8. */
-function headerSafe(text: string): string {
-  return text.replace(/[^\x21-\x7e]|[%/]/gu, (char) => {
-    try {
-      return encodeURIComponent(char);
-    } catch {
-      return '%EF%BF%BD'; // a lone surrogate, which has no UTF-8: U+FFFD
-    }
-  });
-}
+/** `text` percent-encoded (`encodeURIComponent`; a lone surrogate as U+FFFD): a header value. */
+const keyPart = (text: string): string =>
+  encodeURIComponent((text as unknown as { toWellFormed(): string }).toWellFormed());
 
 /**
  * The context handlers get for try `attempt` (0 for the first): one per handler, as each has its
@@ -274,13 +267,10 @@ export function runStoredTry(
 ): Promise<unknown> {
   if (stored.stalls > maxStalls) {
     const error = new AlertStalledError(stored.stalls);
-    warnAlways(
-      input.observer.logger,
-      { id: input.id, stalls: stored.stalls, maxStalls },
-      `churn-risk: alert ${input.id} failed as poison: its runs stopped ${String(stored.stalls)} ` +
-        `times (maxStalls ${String(maxStalls)}), so it is not run again; it is in the failed ` +
-        'set: fix what stops the process (a crash, a freeze, a handler longer than leaseMs), ' +
-        'then retry it',
+    // An alert failed for good, at `error`: the default logger prints it too.
+    input.observer.logger.error(
+      { id: input.id, err: error },
+      `churn-risk: alert ${input.id}: ${error.message}`,
     );
     const failed: TryVerdict = {
       outcome: 'failed',
