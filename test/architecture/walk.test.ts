@@ -73,7 +73,7 @@ describe('the README walk of one delivery in memory mode', () => {
       expect(otel.ran.filter((file) => !base.ran.includes(file))).toEqual(sorted(readme.otelAdds));
       expect(base.ran.filter((file) => !otel.ran.includes(file))).toEqual([]);
       // Loaded, run by createReceiver, not by the delivery.
-      const creation = 'packages/core/src/receiver/resolve-options.ts';
+      const creation = 'packages/core/src/create-receiver/resolve-options.ts';
       expect(base.loaded).toContain(creation);
       expect(base.ran).not.toContain(creation);
     },

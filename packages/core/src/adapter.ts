@@ -18,7 +18,7 @@ export {
   RAW_BODY_MISSING,
   rawBodyMissingError,
   rawBodyMissingResult,
-} from './errors/raw-body-missing.js';
+} from './receiver/raw-body-missing.js';
 export type {
   BodyEvent,
   NodeBodyStream,

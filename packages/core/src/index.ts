@@ -7,7 +7,10 @@ export {
   WebhookVerificationError,
   isWebhookVerificationError,
 } from './errors/webhook-verification-error.js';
-export { DeliveryRejectedError, isDeliveryRejectedError } from './errors/delivery-rejected-error.js';
+export {
+  DeliveryRejectedError,
+  isDeliveryRejectedError,
+} from './errors/delivery-rejected-error.js';
 export {
   WEBHOOK_ERROR_STATUS,
   type DeliveryRejectedCode,
@@ -46,12 +49,34 @@ export {
 } from './payload/alert-schema.js';
 export { alertIdentity, parseEvent, type ParsedEvent } from './payload/parse-event.js';
 export * as wire from './wire/schemas.js';
-export * from './receiver/index.js';
+export { createQueueReceiver, createReceiver } from './create-receiver/create-receiver.js';
+export type { QueueHealth, SweepOptions, SweepResult } from './queue-port/alert-queue.js';
+export { WORKERS_KEEP_ALIVE_BUDGET_MS } from './processing/keep-alive.js';
+export { RECEIVER_DEFAULTS } from './create-receiver/resolve-options.js';
+export { defaultBackoffMs, DEFAULT_HANDLER_RETRIES } from './processing/retry-policy.js';
+export type {
+  AlertContext,
+  HandlerOptions,
+  DedupeOptions,
+  DrainOptions,
+  ErrorHandler,
+  EventHandler,
+  HeadersInput,
+  Receiver,
+  ReceiverHealth,
+  QueueReceiverOptions,
+  ReceiverOptions,
+  ReceiverRequest,
+  ReceiverResult,
+  ReceiverStats,
+  RetryOptions,
+  WaitUntil,
+} from './receiver/types.js';
 export type {
   FailedAlert,
   FailedListOptions,
   QueueCounts,
-} from './durable/alert-store.js';
+} from './processing/durable/alert-store.js';
 export * from './client/index.js';
 export * from './batcher/index.js';
 export * from './observability/index.js';

@@ -26,22 +26,22 @@ export {
   type StoreAcceptOptions,
   type StoredAlert,
   type TakeOptions,
-} from './durable/alert-store.js';
+} from './processing/durable/alert-store.js';
 export {
   createDurableQueue,
   DURABLE_QUEUE_DEFAULTS,
   type DurableQueue,
   type DurableQueueOptions,
-} from './durable/durable-queue.js';
-export { createMemoryStore, type MemoryStoreOptions } from './durable/memory-store.js';
+} from './processing/durable/durable-queue.js';
+export { createMemoryStore, type MemoryStoreOptions } from './processing/durable/memory-store.js';
 export {
   createPushQueue,
   type DeliveredAlert,
   type PushQueue,
   type PushQueueOptions,
   type PushVerdict,
-} from './durable/push-queue.js';
-export { withTimeout } from './durable/timing.js';
+} from './processing/durable/push-queue.js';
+export { withTimeout } from './processing/durable/timing.js';
 export { refuseUnknownOptions } from './options/known-options.js';
 export type {
   AcceptOptions,
@@ -52,13 +52,13 @@ export type {
   KeepAlive,
   QueueHealth,
   QueuedAlert,
-} from './receiver/alert-queue.js';
-export type { AnyHandler, HandlerRegistration } from './receiver/handler-types.js';
-export { createMemoryQueue, type MemoryQueueOptions } from './receiver/memory-queue.js';
+} from './queue-port/alert-queue.js';
+export type { AnyHandler, HandlerRegistration } from './queue-port/handler-types.js';
+export { createMemoryQueue, type MemoryQueueOptions } from './processing/memory-queue.js';
 export {
   createMemoryDedupeStore,
   type MemoryDedupeStore,
   type MemoryDedupeStoreOptions,
-} from './receiver/memory-dedupe-store.js';
+} from './processing/memory-dedupe-store.js';
 export type { DedupeStore } from './receiver/types.js';
-export type { RetryPolicy, StoredTry, TryInput, TryVerdict } from './receiver/try-types.js';
+export type { RetryPolicy, StoredTry, TryInput, TryVerdict } from './queue-port/try-types.js';

@@ -6,7 +6,7 @@ import {
   type FakeService,
   type RecordedRequest,
 } from './fake-service.test-util.js';
-import { USER_AGENT } from './version.js';
+import { USER_AGENT } from '../version.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const score = {

@@ -5,7 +5,7 @@ import { retryDelay } from './retry-policy.js';
 import { abortedError, sendAttempt } from './send-attempt.js';
 import { ServiceError } from './service-error.js';
 import type { RequestContext } from './types.js';
-import { USER_AGENT } from './version.js';
+import { USER_AGENT } from '../version.js';
 
 /** One API call, before retries. */
 export interface ApiRequest {

@@ -5,9 +5,9 @@
  * parsing, the header row, the connect time-out, exit codes and terminal-safe output are here.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { FailedAlert } from '../durable/alert-store.js';
+import type { FailedAlert } from '../processing/durable/alert-store.js';
 import { closest } from '../options/known-options.js';
-import type { QueueHealth } from '../receiver/alert-queue.js';
+import type { QueueHealth } from '../queue-port/alert-queue.js';
 
 /** Where the CLI writes (the process's stdout and stderr, or a test's buffers). */
 export interface CliIo {

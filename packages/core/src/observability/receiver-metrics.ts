@@ -6,7 +6,7 @@ import type {
   ObservableGauge,
   ObservableResult,
 } from '@opentelemetry/api';
-import { VERSION } from '../client/version.js';
+import { VERSION } from '../version.js';
 import { INSTRUMENTATION_SCOPE, isNoop, registeredGlobals, type OtelApi } from './otel-api.js';
 
 /** The receiver's OpenTelemetry metric names. */

@@ -6,7 +6,6 @@ import { DEFAULT_RECEIVER_LOGGER, resolveLogger, type Logger } from './logger.js
 import { createReceiverTelemetry, type ReceiverTelemetry } from './telemetry.js';
 import type { QueueDepth } from './receiver-metrics.js';
 import { checkTracer } from './receiver-tracer.js';
-import { isPromiseLike } from '../receiver/maybe-promise.js';
 
 /** A refused delivery, as `onRejected` listeners get it. */
 export interface RejectedDelivery {
@@ -159,7 +158,9 @@ function notify(listener: RejectedListener, rejection: RejectedDelivery, logger:
   };
   try {
     const returned = listener(rejection);
-    if (isPromiseLike(returned)) void Promise.resolve(returned).then(undefined, report);
+    if (typeof (returned as { then?: unknown } | null | undefined)?.then === 'function') {
+      void Promise.resolve(returned).then(undefined, report);
+    }
   } catch (error) {
     report(error);
   }

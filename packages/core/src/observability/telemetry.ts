@@ -1,5 +1,5 @@
 import type { Span, TracerProvider } from '@opentelemetry/api';
-import { VERSION } from '../client/version.js';
+import { VERSION } from '../version.js';
 import { loadOtel } from '#otel';
 import { INSTRUMENTATION_SCOPE, isNoop, registeredGlobals, type OtelApi } from './otel-api.js';
 import type { LoadedOtel, QueueDepth, ReceiverMetrics } from './receiver-metrics.js';

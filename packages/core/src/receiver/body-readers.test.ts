@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { DeliveryRejectedError } from '../errors/delivery-rejected-error.js';
 import { ReceiverUnavailableError } from '../errors/receiver-unavailable-error.js';
 import { createTestAlert, createTestDelivery } from '../testing.js';
-import { createReceiver } from './create-receiver.js';
+import { createReceiver } from '../create-receiver/create-receiver.js';
 import { readNodeBody, sendNodeResponse } from './request-body.js';
 import { errorResponse, jsonResult } from './responses.js';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createTestDelivery } from '../testing.js';
-import { createReceiver } from './create-receiver.js';
+import { createReceiver } from '../create-receiver/create-receiver.js';
 import { handleNodeRequest } from './request-body.js';
 import { errorResponse, jsonResult } from './responses.js';
 import type { Receiver, ReceiverRequest } from './types.js';

@@ -1,4 +1,4 @@
-import type { AlertQueue } from './alert-queue.js';
+import type { AlertQueue } from '../queue-port/alert-queue.js';
 import type { ReceiverHealth } from './types.js';
 
 /**

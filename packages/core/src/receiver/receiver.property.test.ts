@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { signPayload } from '../signature/sign.js';
-import { createReceiver } from './create-receiver.js';
+import { createReceiver } from '../create-receiver/create-receiver.js';
 
 const SECRET = 'whsec_property_0d4e';
 const NOW_MS = Date.UTC(2026, 0, 15, 12, 0, 0);

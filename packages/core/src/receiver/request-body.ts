@@ -1,4 +1,4 @@
-import { rawBodyMissingError } from '../errors/raw-body-missing.js';
+import { rawBodyMissingError } from './raw-body-missing.js';
 import { deliveryRefusal } from '../errors/delivery-refusal.js';
 import { payloadTooLarge } from '../errors/delivery-rejected-error.js';
 import type { RawBody } from '../signature/bytes.js';

@@ -6,7 +6,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signPayload } from '../signature/sign.js';
-import { createReceiver } from './create-receiver.js';
+import { createReceiver } from '../create-receiver/create-receiver.js';
 import type { Receiver, ReceiverOptions } from './types.js';
 
 const SECRET = 'whsec_status_table_91c2';

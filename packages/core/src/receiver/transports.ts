@@ -1,4 +1,4 @@
-import { rawBodyMissingError } from '../errors/raw-body-missing.js';
+import { rawBodyMissingError } from './raw-body-missing.js';
 import { readWebBody } from './request-body.js';
 import { errorResponse } from './responses.js';
 import type { Receiver, ReceiverRequest, ReceiverResult, WaitUntil } from './types.js';

@@ -2,10 +2,10 @@ import type { WebhookEventMap } from '../payload/alert-schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { RejectedListener } from '../observability/receiver-observer.js';
 import type { ReceiverTracer } from '../observability/receiver-tracer.js';
-import type { AlertQueue, SweepOptions, SweepResult } from './alert-queue.js';
+import type { AlertQueue, SweepOptions, SweepResult } from '../queue-port/alert-queue.js';
 import type { NodeRequestListener } from './node-types.js';
 import type { Secret } from '../signature/secrets.js';
-import type { ErrorHandler, EventHandler, HandlerOptions } from './handler-types.js';
+import type { ErrorHandler, EventHandler, HandlerOptions } from '../queue-port/handler-types.js';
 export type {
   AlertContext,
   AnyHandler,
@@ -13,7 +13,7 @@ export type {
   EventHandler,
   HandlerOptions,
   HandlerRegistration,
-} from './handler-types.js';
+} from '../queue-port/handler-types.js';
 import type { HeadersInput, SignedContent } from '../signature/verify.js';
 export type { HeadersInput } from '../signature/verify.js';
 

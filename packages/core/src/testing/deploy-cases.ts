@@ -2,10 +2,10 @@
 // the handlers, that process stops, and the retry runs in another process with the next release.
 // No deploy that adds, removes, reorders or changes handlers may skip a handler that has not yet
 // succeeded for the alert, nor run again one that has (the store keeps the record of handler ids).
-import type { AlertStore } from '../durable/alert-store.js';
-import { createDurableQueue } from '../durable/durable-queue.js';
-import type { SweepResult } from '../receiver/alert-queue.js';
-import { createReceiver } from '../receiver/create-receiver.js';
+import type { AlertStore } from '../processing/durable/alert-store.js';
+import { createDurableQueue } from '../processing/durable/durable-queue.js';
+import type { SweepResult } from '../queue-port/alert-queue.js';
+import { createReceiver } from '../create-receiver/create-receiver.js';
 import type { Receiver } from '../receiver/types.js';
 import type { StoreCaseKit, StoreFixture } from './store-fixture.js';
 import { SECRET, delivery, eventually, same } from './support.js';

@@ -2,7 +2,7 @@
 // accepted to go first, the takeover of an expired lease (marked lapsed, the stall count kept), a
 // reclaim that does its whole job at every call, completeAndTake under the token, and writes
 // fenced by the lease token.
-import type { StoredAlert } from '../durable/alert-store.js';
+import type { StoredAlert } from '../processing/durable/alert-store.js';
 import type { StoreCaseKit } from './store-fixture.js';
 import { check, queuedAlert, same, sleep, token } from './support.js';
 

@@ -1,7 +1,7 @@
 // `pushQueueContract`: the receiver-level cases against a push-based platform queue, then the
 // platform's failed store.
 import { NonRetryableError } from '../errors/non-retryable-error.js';
-import { createReceiver } from '../receiver/create-receiver.js';
+import { createReceiver } from '../create-receiver/create-receiver.js';
 import type { Receiver } from '../receiver/types.js';
 import { receiverCases } from './receiver-cases.js';
 import type { ReceiverCase, ReceiverPlatform, RunReceiverCase } from './receiver-platform.js';

@@ -1,8 +1,8 @@
 // What the receiver-level cases run on: a platform of queues that share one back end, and the
 // receivers the cases make on it.
-import type { FailedAlert } from '../durable/alert-store.js';
-import type { AlertQueue } from '../receiver/alert-queue.js';
-import { createReceiver } from '../receiver/create-receiver.js';
+import type { FailedAlert } from '../processing/durable/alert-store.js';
+import type { AlertQueue } from '../queue-port/alert-queue.js';
+import { createReceiver } from '../create-receiver/create-receiver.js';
 import type { Receiver, RetryOptions } from '../receiver/types.js';
 import { SECRET } from './support.js';
 

@@ -1,6 +1,6 @@
 // `storeContract`, the back-end contract as test cases: the store case groups, then the
 // receiver-level cases on two receivers that share one store through `createDurableQueue`.
-import { createDurableQueue } from '../durable/durable-queue.js';
+import { createDurableQueue } from '../processing/durable/durable-queue.js';
 import { deployCases } from './deploy-cases.js';
 import { leaseCases } from './lease-cases.js';
 import { receiverCases } from './receiver-cases.js';

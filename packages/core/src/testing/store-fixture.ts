@@ -1,7 +1,7 @@
 // The frame of every store case: two store instances on one back end (two processes), and the
 // steps the cases share (accept some alerts, take one, take one over once its lease expired).
-import type { AlertStore, StoredAlert } from '../durable/alert-store.js';
-import type { QueuedAlert } from '../receiver/alert-queue.js';
+import type { AlertStore, StoredAlert } from '../processing/durable/alert-store.js';
+import type { QueuedAlert } from '../queue-port/alert-queue.js';
 import type { Receiver } from '../receiver/types.js';
 import { eventually, queuedAlert, same, token, type ContractTestApi } from './support.js';
 

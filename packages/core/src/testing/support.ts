@@ -1,7 +1,7 @@
 // What every case group of `storeContract` and `pushQueueContract` shares: the runner's test
 // functions, assertions that say what differs, fresh alerts and their signed deliveries, waiting.
-import { nap } from '../durable/timing.js';
-import type { QueuedAlert } from '../receiver/alert-queue.js';
+import { nap } from '../processing/durable/timing.js';
+import type { QueuedAlert } from '../queue-port/alert-queue.js';
 import { signPayload } from '../signature/sign.js';
 
 /**

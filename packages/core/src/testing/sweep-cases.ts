@@ -1,7 +1,7 @@
 // `receiver.sweep` on a store: two sweeps at once, with an alert a dead taker left under
 // an expired lease.
-import { createDurableQueue } from '../durable/durable-queue.js';
-import { createReceiver } from '../receiver/create-receiver.js';
+import { createDurableQueue } from '../processing/durable/durable-queue.js';
+import { createReceiver } from '../create-receiver/create-receiver.js';
 import type { Receiver } from '../receiver/types.js';
 import type { StoreCaseKit } from './store-fixture.js';
 import { SECRET, delivery, queuedAlert, same, sleep } from './support.js';

@@ -1,5 +1,5 @@
-import { refuseUnknownOptions } from '../options/known-options.js';
-import type { QueueHealth, QueuedAlert } from '../receiver/alert-queue.js';
+import { refuseUnknownOptions } from '../../options/known-options.js';
+import type { QueueHealth, QueuedAlert } from '../../queue-port/alert-queue.js';
 import {
   resolveFailedListOptions,
   type AlertStore,

@@ -1,5 +1,5 @@
-import type { AlertContext } from './handler-types.js';
-import type { TryInput } from './try-types.js';
+import type { AlertContext } from '../queue-port/handler-types.js';
+import type { TryInput } from '../queue-port/try-types.js';
 
 // Failure reporting, the try protocol's last step: what remains failed after an alert's last try
 // goes to the `onError` handlers, once, with the context of that try (built by the caller, the

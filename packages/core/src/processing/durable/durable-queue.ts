@@ -6,10 +6,10 @@ import type {
   QueuedAlert,
   SweepOptions,
   SweepResult,
-} from '../receiver/alert-queue.js';
-import { MIN_SWEEP_BUDGET_MS } from '../receiver/alert-queue.js';
-import { integerOption } from '../receiver/integer-option.js';
-import { refuseUnknownOptions } from '../options/known-options.js';
+} from '../../queue-port/alert-queue.js';
+import { MIN_SWEEP_BUDGET_MS } from '../../queue-port/alert-queue.js';
+import { integerOption } from '../../options/integer-option.js';
+import { refuseUnknownOptions } from '../../options/known-options.js';
 import { AlertRunner, type RunMode } from './alert-runner.js';
 import type {
   AlertStore,

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createTestDelivery } from '../testing.js';
-import { createReceiver } from './create-receiver.js';
-import type { Receiver, ReceiverOptions } from './types.js';
+import { createReceiver } from '../create-receiver/create-receiver.js';
+import type { Receiver, ReceiverOptions } from '../receiver/types.js';
 
 // `waitUntil` is called before the alert is accepted; a throwing one accepts nothing; a
 // `Request` whose body was already read is answered RAW_BODY_MISSING.

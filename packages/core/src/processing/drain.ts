@@ -1,4 +1,4 @@
-import type { AlertQueue } from './alert-queue.js';
+import type { AlertQueue } from '../queue-port/alert-queue.js';
 
 /**
  * Runs `wait` (the queue's `idle` or `close`). With `timeoutMs`, rejects with an `Error` that says

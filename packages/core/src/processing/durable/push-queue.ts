@@ -1,8 +1,8 @@
-import { refuseUnknownOptions } from '../options/known-options.js';
-import type { AlertQueue, QueueHealth, QueuedAlert } from '../receiver/alert-queue.js';
-import { integerOption } from '../receiver/integer-option.js';
-import { runStoredTry } from '../receiver/try-protocol.js';
-import type { TryVerdict } from '../receiver/try-types.js';
+import { refuseUnknownOptions } from '../../options/known-options.js';
+import type { AlertQueue, QueueHealth, QueuedAlert } from '../../queue-port/alert-queue.js';
+import { integerOption } from '../../options/integer-option.js';
+import { runStoredTry } from '../try-protocol.js';
+import type { TryVerdict } from '../../queue-port/try-types.js';
 import { DurableQueueBase } from './queue-base.js';
 
 /**

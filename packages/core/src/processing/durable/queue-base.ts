@@ -4,7 +4,7 @@ import type {
   AcceptedAlert,
   AlertProcessor,
   QueuedAlert,
-} from '../receiver/alert-queue.js';
+} from '../../queue-port/alert-queue.js';
 import { withTimeout } from './timing.js';
 
 const ACCEPTED: AcceptedAlert = Object.freeze({ done: Promise.resolve() });

@@ -1,4 +1,4 @@
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../../observability/logger.js';
 
 /** An error's message, for log lines and errors that name a cause. */
 export function describe(error: unknown): string {

@@ -3,7 +3,7 @@ import type {
   ErrorHandler,
   HandlerOptions,
   HandlerRegistration,
-} from './handler-types.js';
+} from '../queue-port/handler-types.js';
 
 // The handler registry, the try protocol's first part: the receiver's handlers and `onError`
 // handlers, checked as they are registered. The try runner (try-protocol.ts) reads the

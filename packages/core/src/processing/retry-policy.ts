@@ -1,6 +1,6 @@
 import { defaultShouldRetry } from '../errors/non-retryable-error.js';
-import type { RetryPolicy } from './try-types.js';
-import type { RetryOptions } from './types.js';
+import type { RetryPolicy } from '../queue-port/try-types.js';
+import type { RetryOptions } from '../receiver/types.js';
 
 /** Default further tries of a failed handler. */
 export const DEFAULT_HANDLER_RETRIES = 3;

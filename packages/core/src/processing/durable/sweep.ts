@@ -1,4 +1,4 @@
-import type { AlertProcessor, SweepResult } from '../receiver/alert-queue.js';
+import type { AlertProcessor, SweepResult } from '../../queue-port/alert-queue.js';
 import type { RunMode } from './alert-runner.js';
 import type { AlertStore, QueueCounts, StoredAlert } from './alert-store.js';
 import type { LeaseKeeper, Taken } from './lease-keeper.js';

@@ -2,8 +2,8 @@ import { AlertCutOffError } from '../errors/handlers-failed-error.js';
 import { callErrorHandlers } from './failure-report.js';
 import { isPromiseLike, type MaybePromise } from './maybe-promise.js';
 import { contextOf, recordKey } from './try-protocol.js';
-import type { TryInput } from './try-types.js';
-import type { KeepAlive } from './alert-queue.js';
+import type { TryInput } from '../queue-port/try-types.js';
+import type { KeepAlive } from '../queue-port/alert-queue.js';
 
 // No silent cut-off: an alert kept alive by a platform `waitUntil` has the platform's
 // budget (Cloudflare cancels such work 30 s after the answer). The in-memory tries (`runAlert`)

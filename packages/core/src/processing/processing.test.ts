@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTestDelivery } from '../testing.js';
-import { createReceiver } from './create-receiver.js';
+import { createReceiver } from '../create-receiver/create-receiver.js';
 import type {
   AlertContext,
   DedupeStore,
   Receiver,
   ReceiverOptions,
   ReceiverRequest,
-} from './types.js';
+} from '../receiver/types.js';
 
 const SECRET = 'whsec_processing_55e0';
 const NOW_MS = Date.UTC(2026, 0, 15, 12, 0, 0);

@@ -1,6 +1,6 @@
-import { errorResponse } from '../receiver/responses.js';
-import type { ReceiverResult } from '../receiver/types.js';
-import { IntegrationError } from './integration-error.js';
+import { errorResponse } from './responses.js';
+import type { ReceiverResult } from './types.js';
+import { IntegrationError } from '../errors/integration-error.js';
 
 /**
  * The code of the `500` an adapter answers when a body parser read the request body and kept no

@@ -1,14 +1,14 @@
 import type { SignedContent } from '../signature/verify.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../signature/verify.js';
 import { secretKeys } from '../signature/secrets.js';
-import { MIN_SWEEP_BUDGET_MS, type AlertQueue } from './alert-queue.js';
+import { MIN_SWEEP_BUDGET_MS, type AlertQueue } from '../queue-port/alert-queue.js';
 import { refuseUnknownOptions } from '../options/known-options.js';
-import { integerOption } from './integer-option.js';
-import { DEFAULT_KEEP_ALIVE_BUDGET_MS } from './keep-alive.js';
-import { MEMORY_QUEUE_DEFAULTS } from './memory-queue.js';
-import { resolveRetryPolicy } from './retry-policy.js';
-import type { RetryPolicy } from './try-types.js';
-import type { ReceiverOptions } from './types.js';
+import { integerOption } from '../options/integer-option.js';
+import { DEFAULT_KEEP_ALIVE_BUDGET_MS } from '../processing/keep-alive.js';
+import { MEMORY_QUEUE_DEFAULTS } from '../processing/memory-queue.js';
+import { resolveRetryPolicy } from '../processing/retry-policy.js';
+import type { RetryPolicy } from '../queue-port/try-types.js';
+import type { ReceiverOptions } from '../receiver/types.js';
 
 /** The options `createReceiver` knows: any other key is a `TypeError`. */
 const RECEIVER_OPTION_KEYS = [

@@ -21,19 +21,19 @@ import type {
   QueuedAlert,
   SweepOptions,
   SweepResult,
-} from './alert-queue.js';
-import { MIN_SWEEP_BUDGET_MS } from './alert-queue.js';
-import { HandlerRegistry } from './handler-registry.js';
-import { TryRunner } from './try-protocol.js';
-import { PER_REQUEST_CONTEXTS } from './keep-alive.js';
-import { waitForQueue } from './drain.js';
-import type { HandlerOptions } from './handler-types.js';
-import { receiverHealth } from './health.js';
-import { createMemoryQueue } from './memory-queue.js';
+} from '../queue-port/alert-queue.js';
+import { MIN_SWEEP_BUDGET_MS } from '../queue-port/alert-queue.js';
+import { HandlerRegistry } from '../processing/handler-registry.js';
+import { TryRunner } from '../processing/try-protocol.js';
+import { PER_REQUEST_CONTEXTS } from '../processing/keep-alive.js';
+import { waitForQueue } from '../processing/drain.js';
+import type { HandlerOptions } from '../queue-port/handler-types.js';
+import { receiverHealth } from '../receiver/health.js';
+import { createMemoryQueue } from '../processing/memory-queue.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
-import { errorResponse, jsonResult } from './responses.js';
+import { errorResponse, jsonResult } from '../receiver/responses.js';
 import { createNodeHandler } from '#node-request';
-import { createFetchHandler } from './transports.js';
+import { createFetchHandler } from '../receiver/transports.js';
 import type {
   DrainOptions,
   ErrorHandler,
@@ -46,8 +46,8 @@ import type {
   ReceiverResult,
   ReceiverStats,
   WaitUntil,
-} from './types.js';
-import { isPromiseLike, type MaybePromise } from './maybe-promise.js';
+} from '../receiver/types.js';
+import { isPromiseLike, type MaybePromise } from '../processing/maybe-promise.js';
 
 const refuseClosed = (): never => {
   throw new ReceiverUnavailableError('CLOSED', 'The receiver is shutting down; retry later.');

@@ -1,6 +1,6 @@
 import { refuseUnknownOptions } from '../options/known-options.js';
-import { integerOption } from './integer-option.js';
-import type { DedupeStore } from './types.js';
+import { integerOption } from '../options/integer-option.js';
+import type { DedupeStore } from '../receiver/types.js';
 
 /** How many identities the store holds by default (also `MEMORY_QUEUE_DEFAULTS.dedupeMaxEntries`). */
 export const DEFAULT_DEDUPE_MAX_ENTRIES = 100_000;

@@ -7,14 +7,14 @@ import type {
   AlertQueue,
   KeepAlive,
   QueuedAlert,
-} from './alert-queue.js';
-import { integerOption } from './integer-option.js';
+} from '../queue-port/alert-queue.js';
+import { integerOption } from '../options/integer-option.js';
 import { createMemoryDedupeStore, DEFAULT_DEDUPE_MAX_ENTRIES } from './memory-dedupe-store.js';
-import type { DedupeStore } from './types.js';
+import type { DedupeStore } from '../receiver/types.js';
 import { KeepAliveGuard } from './keep-alive.js';
 import { andThen, isPromiseLike, type MaybePromise } from './maybe-promise.js';
 import { NONE, reportTry, runTry } from './try-protocol.js';
-import type { TryInput, TryVerdict } from './try-types.js';
+import type { TryInput, TryVerdict } from '../queue-port/try-types.js';
 import { createWorkQueue, type Job } from './work-queue.js';
 
 /** Options of `createMemoryQueue`. */

@@ -1,7 +1,7 @@
-import { warnAlways } from '../observability/logger.js';
-import type { AlertProcessor } from '../receiver/alert-queue.js';
-import { runStoredTry } from '../receiver/try-protocol.js';
-import type { StoredTry, TryVerdict } from '../receiver/try-types.js';
+import { warnAlways } from '../../observability/logger.js';
+import type { AlertProcessor } from '../../queue-port/alert-queue.js';
+import { runStoredTry } from '../try-protocol.js';
+import type { StoredTry, TryVerdict } from '../../queue-port/try-types.js';
 import type { AlertStore, CompleteAndTake } from './alert-store.js';
 import type { HeldLease, LeaseKeeper, Taken } from './lease-keeper.js';
 import { describe, type StoreOutage } from './store-outage.js';

@@ -1,5 +1,5 @@
-import { warnAlways, type Logger } from '../observability/logger.js';
-import type { TryLease } from '../receiver/try-types.js';
+import { warnAlways, type Logger } from '../../observability/logger.js';
+import type { TryLease } from '../../queue-port/try-types.js';
 import type { AlertLeaseStore, StoredAlert } from './alert-store.js';
 
 /** An alert this process took, with the token it holds it by. */

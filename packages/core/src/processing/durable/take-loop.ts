@@ -1,4 +1,4 @@
-import type { AlertProcessor } from '../receiver/alert-queue.js';
+import type { AlertProcessor } from '../../queue-port/alert-queue.js';
 import type { AlertStore } from './alert-store.js';
 import type { LeaseKeeper, Taken } from './lease-keeper.js';
 import type { StoreOutage } from './store-outage.js';

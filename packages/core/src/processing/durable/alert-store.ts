@@ -1,5 +1,5 @@
-import type { ChurnRiskAlert } from '../payload/alert-schema.js';
-import type { QueueHealth, QueuedAlert } from '../receiver/alert-queue.js';
+import type { ChurnRiskAlert } from '../../payload/alert-schema.js';
+import type { QueueHealth, QueuedAlert } from '../../queue-port/alert-queue.js';
 
 /** An alert a store handed to one taker (`AlertStore.take`), under that taker's lease. */
 export interface StoredAlert {
