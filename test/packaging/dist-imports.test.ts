@@ -23,6 +23,8 @@ const packages = [
 ] as const;
 const entries = [
   '@churn-risk/core',
+  '@churn-risk/core/store',
+  '@churn-risk/core/adapter',
   '@churn-risk/core/testing',
   '@churn-risk/express',
   '@churn-risk/fastify',

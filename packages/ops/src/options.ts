@@ -1,4 +1,10 @@
-import type { FailedAlert, FailedListOptions, LogMethod, QueueCounts, QueueHealth } from '@churn-risk/core';
+import type {
+  FailedAlert,
+  FailedListOptions,
+  LogMethod,
+  QueueCounts,
+  QueueHealth,
+} from '@churn-risk/core';
 import type { NodeRequest, NodeResponse } from '@churn-risk/core/adapter';
 
 /**

@@ -11,9 +11,19 @@ import type { ReceiverTelemetry, TryRecord } from '../observability/telemetry.js
 import type { AlertProcessor } from '../queue-port/alert-queue.js';
 import { describe, reportFailure } from './failure-report.js';
 import type { HandlerRegistry } from './handler-registry.js';
-import type { AlertContext, HandlerRegistration, QueuedAlert } from '../queue-port/handler-types.js';
+import type {
+  AlertContext,
+  HandlerRegistration,
+  QueuedAlert,
+} from '../queue-port/handler-types.js';
 import { isPromiseLike, type MaybePromise } from './maybe-promise.js';
-import type { RetryPolicy, StoredTry, TryInput, TryLease, TryVerdict } from '../queue-port/try-types.js';
+import type {
+  RetryPolicy,
+  StoredTry,
+  TryInput,
+  TryLease,
+  TryVerdict,
+} from '../queue-port/try-types.js';
 
 // The try runner, the one for every queue. A try runs the alert's handlers that
 // have not succeeded for it, side by side, and gives a verdict: `completed`, `retry` after the

@@ -41,6 +41,8 @@ interface Job {
   token: string | undefined;
   error: string | undefined;
   finishedAt: number | undefined;
+  /** The order of the finishes: breaks a tie of `finishedAt` (two within a millisecond). */
+  finishes: number;
 }
 
 class MemoryAlertStore implements AlertStore {
@@ -54,6 +56,7 @@ class MemoryAlertStore implements AlertStore {
   /** Alert identity → [job id, expiry]. */
   readonly #identities = new Map<string, { jobId: string; until: number }>();
   #sequence = 0;
+  #finishes = 0;
 
   constructor(options: MemoryStoreOptions) {
     this.#now = options.now ?? Date.now;
@@ -93,6 +96,7 @@ class MemoryAlertStore implements AlertStore {
       token: undefined,
       error: undefined,
       finishedAt: undefined,
+      finishes: 0,
     });
     if (options.first === true) this.#first.push(id);
     return 'accepted';
@@ -200,7 +204,7 @@ class MemoryAlertStore implements AlertStore {
     await this.#check();
     return [...this.#jobs.values()]
       .filter((job) => job.state === 'failed')
-      .sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0))
+      .sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0) || b.finishes - a.finishes)
       .slice(offset, offset + limit)
       .map((job) => ({
         id: job.id,
@@ -278,6 +282,7 @@ class MemoryAlertStore implements AlertStore {
     job.state = state;
     job.token = undefined;
     job.finishedAt = this.#now();
+    job.finishes = ++this.#finishes;
   }
 
   #putBack(job: Job): void {
