@@ -3,11 +3,15 @@
  * API. See the package README for a working example of each part.
  */
 export * from './signature/index.js';
+export { ChurnRiskError } from './errors/churn-risk-error.js';
 export {
   WebhookVerificationError,
   isWebhookVerificationError,
 } from './errors/webhook-verification-error.js';
-export { DeliveryRejectedError, isDeliveryRejectedError } from './errors/delivery-rejected-error.js';
+export {
+  DeliveryRejectedError,
+  isDeliveryRejectedError,
+} from './errors/delivery-rejected-error.js';
 export {
   WEBHOOK_ERROR_STATUS,
   type DeliveryRejectedCode,
@@ -18,7 +22,7 @@ export {
   ReceiverUnavailableError,
   type ReceiverUnavailableCode,
 } from './errors/receiver-unavailable-error.js';
-export { HandlerFailedError } from './errors/handler-failed-error.js';
+export { SyncHandlingFailedError } from './errors/sync-handling-failed-error.js';
 export {
   AlertCutOffError,
   AlertStalledError,
@@ -47,11 +51,7 @@ export {
 export { alertIdentity, parseEvent, type ParsedEvent } from './payload/parse-event.js';
 export * as wire from './wire/schemas.js';
 export * from './receiver/index.js';
-export type {
-  FailedAlert,
-  FailedListOptions,
-  QueueCounts,
-} from './durable/alert-store.js';
+export type { FailedAlert, FailedListOptions, QueueCounts } from './durable/alert-store.js';
 export * from './client/index.js';
 export * from './batcher/index.js';
 export * from './observability/index.js';
