@@ -21,8 +21,8 @@ export type OpsErrorCode =
  */
 export class OpsError extends ChurnRiskError {
   override readonly name = 'OpsError';
-  override readonly code: OpsErrorCode;
-  override readonly status: number;
+  declare readonly code: OpsErrorCode;
+  declare readonly status: number;
 
   constructor(code: OpsErrorCode, status: number, message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -15,7 +15,7 @@ export class PostgresStoreError extends ChurnRiskError {
    * The SQLSTATE of the server's error (e.g. `42501` for a permission denied), else the driver's
    * code (`ECONNREFUSED`), else `POSTGRES_FAILED`.
    */
-  override readonly code: string;
+  declare readonly code: string;
 
   constructor(where: string, error: unknown) {
     super(`Postgres at ${where}: ${safeMessage(error)}`);

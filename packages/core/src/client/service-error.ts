@@ -38,7 +38,7 @@ export interface ServiceErrorInit {
  */
 export class ServiceError extends ChurnRiskError {
   override readonly name = 'ServiceError';
-  override readonly code: ErrorCode;
+  declare readonly code: ErrorCode;
   declare readonly status?: number;
   readonly requestId?: string;
   readonly retryable: boolean;

@@ -17,8 +17,8 @@ import { WEBHOOK_ERROR_STATUS, type DeliveryRejectedCode } from './webhook-error
  */
 export class DeliveryRejectedError extends ChurnRiskError {
   override readonly name = 'DeliveryRejectedError';
-  override readonly code: DeliveryRejectedCode;
-  override readonly status: number;
+  declare readonly code: DeliveryRejectedCode;
+  declare readonly status: number;
 
   constructor(code: DeliveryRejectedCode, message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -10,7 +10,7 @@ export type IntegrationErrorCode = 'INTERNAL_ERROR' | 'RAW_BODY_MISSING';
  */
 export class IntegrationError extends ChurnRiskError {
   override readonly name = 'IntegrationError';
-  override readonly code: IntegrationErrorCode;
+  declare readonly code: IntegrationErrorCode;
   override readonly status = 500;
 
   constructor(code: IntegrationErrorCode, message: string, options?: { cause?: unknown }) {

@@ -11,8 +11,8 @@ export type ReceiverUnavailableCode = 'CLOSED' | 'OVERLOADED';
  */
 export class ReceiverUnavailableError extends ChurnRiskError {
   override readonly name = 'ReceiverUnavailableError';
-  override readonly code: ReceiverUnavailableCode;
-  override readonly status: number;
+  declare readonly code: ReceiverUnavailableCode;
+  declare readonly status: number;
 
   constructor(code: ReceiverUnavailableCode, message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -9,8 +9,8 @@ import { WEBHOOK_ERROR_STATUS, type VerificationErrorCode } from './webhook-erro
  */
 export class WebhookVerificationError extends ChurnRiskError {
   override readonly name = 'WebhookVerificationError';
-  override readonly code: VerificationErrorCode;
-  override readonly status: number;
+  declare readonly code: VerificationErrorCode;
+  declare readonly status: number;
 
   constructor(code: VerificationErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);

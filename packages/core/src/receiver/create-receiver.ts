@@ -462,6 +462,7 @@ class WebhookReceiver implements Receiver {
 function memoryQueueOf(options: ReceiverOptions, now: () => number): AlertQueue {
   return createMemoryQueue({
     ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
+    ...(options.dedupeTtlMs === undefined ? {} : { dedupeTtlMs: options.dedupeTtlMs }),
     dedupe: options.dedupe === false ? false : { ...options.dedupe, now },
   });
 }

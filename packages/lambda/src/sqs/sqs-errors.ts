@@ -12,7 +12,7 @@ export type SqsResourceOption = 'queueUrl' | 'dedupeTable' | 'failedTable';
 export class SqsQueueError extends ChurnRiskError {
   override readonly name = 'SqsQueueError';
   /** `QUEUE_NOT_FOUND` or `TABLE_NOT_FOUND`. */
-  override readonly code: 'QUEUE_NOT_FOUND' | 'TABLE_NOT_FOUND';
+  declare readonly code: 'QUEUE_NOT_FOUND' | 'TABLE_NOT_FOUND';
 
   /**
    * @param option the option that names the resource
