@@ -155,7 +155,7 @@ describe('queue mode when consumers die', () => {
     ]);
     const [failed] = await place.queue.failed();
     expect(failed?.alert.userId).toBe('kill_sqs_poison');
-    expect(failed?.error).toMatch(/^AlertStalledError: .*2 times/);
+    expect(failed?.error).toMatch(/^AlertStalledError: Failed as poison \(stalls: 2,/);
     await queueDrained(() => aws.messages(place.env.QUEUE_URL ?? ''), 30_000);
   });
 });
