@@ -3,6 +3,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ChurnRiskError } from '@churn-risk/core';
+import { ContractError } from '../../packages/core/src/testing/support.js';
+import { UsageError as SandboxUsageError } from '../../packages/sandbox/src/cli/cli-io.js';
+import { SandboxContactError } from '../../packages/sandbox/src/cli/connection-flags.js';
+import { ApiError } from '../../packages/sandbox/src/server/api-error.js';
 
 // Every error class a package entry exports extends `ChurnRiskError` and carries a non-empty
 // string `code`: found by importing each entry of each package's `exports` and taking the exported
@@ -106,4 +110,20 @@ describe('the error classes of every package entry', () => {
       if (status !== undefined) expect(status).toBeGreaterThanOrEqual(400);
     });
   }
+});
+
+describe('the errors thrown to users by classes no entry exports', () => {
+  it('extend ChurnRiskError too, each with a code', () => {
+    const errors = [
+      new ContractError('storeContract: x'),
+      new SandboxUsageError('x'),
+      new SandboxContactError('http://127.0.0.1:1', 'NETWORK_ERROR', undefined, 'x'),
+      new ApiError('NOT_FOUND', 'x'),
+    ];
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(ChurnRiskError);
+      expect(error.code).toMatch(/^[A-Z][A-Z_]*$/);
+    }
+    expect(new ApiError('NOT_FOUND', 'x').status).toBe(404);
+  });
 });

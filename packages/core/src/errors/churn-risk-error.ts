@@ -14,5 +14,5 @@ export abstract class ChurnRiskError extends Error {
   /** What happened, e.g. `INVALID_SIGNATURE`, `ALERT_STALLED` or `QUEUE_NOT_FOUND`. */
   abstract readonly code: string;
   /** The HTTP status the error is answered with, where it maps to one. */
-  declare readonly status?: number;
+  declare readonly status?: number | undefined;
 }
