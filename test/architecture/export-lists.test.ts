@@ -57,6 +57,26 @@ function exportsOf(file: string): string[] {
     .sort();
 }
 
+/** Whether `a` and `b` are at most one edit apart (one letter added, removed or changed). */
+function oneEditApart(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  let i = 0;
+  while (i < short.length && short[i] === long[i]) i++;
+  const rest = short.length === long.length ? i + 1 : i; // a change, or an addition in `long`
+  return short.slice(rest) === long.slice(i + 1);
+}
+
+/** The pairs of names of one export list that are at most one edit apart. */
+function lookalikes(list: readonly string[]): string[] {
+  const names = [...new Set(list.map((entry) => entry.slice(entry.indexOf(' ') + 1)))];
+  const pairs: string[] = [];
+  for (const [i, a] of names.entries()) {
+    for (const b of names.slice(i + 1)) if (oneEditApart(a, b)) pairs.push(`${a} ~ ${b}`);
+  }
+  return pairs;
+}
+
 describe('the export list of every package entry', () => {
   it('finds the entries of every package, core/store and core/adapter among them', () => {
     expect(ENTRIES.size).toBeGreaterThanOrEqual(12);
@@ -70,6 +90,21 @@ describe('the export list of every package entry', () => {
       expect(exportsOf(file)).toMatchSnapshot();
     });
   }
+
+  it('tells lookalike names apart, and has none: no two names of an entry one edit apart', () => {
+    expect(lookalikes(['value HandlerFailedError', 'value HandlersFailedError'])).toEqual([
+      'HandlerFailedError ~ HandlersFailedError',
+    ]);
+    expect(lookalikes(['type QueueCounts', 'type QueueCount', 'type QueueCountz'])).toHaveLength(3);
+    expect(lookalikes(['value createQueue', 'type createQueue', 'value CreateQueue'])).toEqual([
+      'createQueue ~ CreateQueue', // case-sensitive: one letter changed
+    ]);
+    expect(lookalikes(['value isOpsError', 'value OpsError', 'type FailedAlert'])).toEqual([]);
+    const found = [...ENTRIES].flatMap(([name, file]) =>
+      lookalikes(exportsOf(file)).map((pair) => `${name}: ${pair}`),
+    );
+    expect(found).toEqual([]);
+  });
 
   it("keeps what a back end or an adapter imports out of core's main entry", () => {
     const main = new Set(exportsOf(ENTRIES.get('@churn-risk/core') as string));

@@ -2,6 +2,7 @@ import { type Logger, type QueueHealth } from '@churn-risk/core';
 import {
   createMemoryDedupeStore,
   createPushQueue,
+  RENAMED_OPTIONS,
   refuseUnknownOptions,
   type DedupeStore,
   type PushQueue,
@@ -286,6 +287,6 @@ export function createCloudflareQueue(options: CloudflareQueueOptions): Cloudfla
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new TypeError('createCloudflareQueue needs { producer, failed, dedupe? }.');
   }
-  refuseUnknownOptions('createCloudflareQueue', options, OPTION_KEYS);
+  refuseUnknownOptions('createCloudflareQueue', options, OPTION_KEYS, RENAMED_OPTIONS);
   return new CloudflareQueueMode(options);
 }

@@ -230,6 +230,43 @@ describe('createWorker', () => {
     expect((refusal({ concurrency: 4 }) as Error).message).toContain('"concurrency"');
   });
 
+  it('takes dedupeTtlMs for the in-memory identities too, and refuses dedupe: { ttlMs }', async () => {
+    let now = Date.now();
+    const worker = createWorker({
+      secret: SECRET,
+      dedupeTtlMs: 1_000,
+      now: () => now,
+      setup: (receiver) => receiver.on('churn_risk_alert', () => undefined),
+      logger: quiet,
+    });
+    const first = delivery();
+    const again = first.clone();
+    const later = first.clone();
+    expect(await (await worker.fetch(first, {}, executionContext())).json()).toEqual({
+      received: true,
+    });
+    expect(await (await worker.fetch(again, {}, executionContext())).json()).toEqual({
+      received: true,
+      duplicate: true,
+    });
+    now += 1_001;
+    expect(await (await worker.fetch(later, {}, executionContext())).json()).toEqual({
+      received: true,
+    });
+    const error = vi.fn();
+    const nested = createWorker({
+      secret: SECRET,
+      dedupe: { ttlMs: 1_000 } as never,
+      setup: () => undefined,
+      logger: { ...quiet, error },
+    });
+    const refused = await nested.fetch(delivery(), {}, executionContext());
+    expect(refused.status).toBe(500); // the receiver is built at the first request
+    const [[fields]] = error.mock.calls as [[{ err: Error }]];
+    expect(fields.err).toBeInstanceOf(TypeError);
+    expect(fields.err.message).toMatch(/"ttlMs" \(.*dedupeTtlMs\)/);
+  });
+
   it("refuses queue mode's options, naming createQueueWorker", () => {
     const setup = (): void => undefined;
     for (const key of ['queue', 'failed', 'deadLetterQueue']) {

@@ -24,11 +24,11 @@ export type { ChurnRiskWorker, WorkerExecutionContext, WorkerSecret } from './wo
 export interface CreateWorkerOptions<Env> extends WorkerBaseOptions<Env> {
   /**
    * De-duplication: `(env) => env.CHURN_RISK_DB`, a D1 database where each alert identity is
-   * claimed for 72 hours (`dedupeTtlMs`), shared by every isolate; or the receiver's own option
-   * (`false`, or in-memory settings), per isolate. Default: per isolate, in memory.
+   * claimed for `dedupeTtlMs`, shared by every isolate; or the receiver's own option (`false`, or
+   * in-memory settings), per isolate. Default: per isolate, in memory.
    */
   dedupe?: false | NonNullable<ReceiverOptions['dedupe']> | ((env: Env) => D1Database);
-  /** How long a D1 identity claim lasts, in ms. Default 72 hours. */
+  /** How long an alert identity is claimed (in D1 or in memory), in ms. Default 72 hours. */
   dedupeTtlMs?: number;
 }
 
@@ -78,7 +78,7 @@ export function createWorker<Env = Record<string, unknown>>(
   options: CreateWorkerOptions<Env>,
 ): ChurnRiskWorker<Env> {
   checkBaseOptions('createWorker', options, OPTION_KEYS, HINTS);
-  const { secret: _secret, setup: _setup, dedupe, dedupeTtlMs, ...receiverOptions } = options;
+  const { secret: _secret, setup: _setup, dedupe, ...receiverOptions } = options;
   // Workers cancel what `ctx.waitUntil` keeps alive 30 s after the answer.
   const budget = {
     keepAliveBudgetMs: receiverOptions.keepAliveBudgetMs ?? WORKERS_KEEP_ALIVE_BUDGET_MS,
@@ -91,8 +91,7 @@ export function createWorker<Env = Record<string, unknown>>(
         return { options: dedupe === undefined ? budget : { ...budget, dedupe }, mode: undefined };
       }
       const store = new D1Identities(dedupe(env));
-      const ttl = dedupeTtlMs === undefined ? {} : { ttlMs: dedupeTtlMs };
-      return { options: { ...budget, dedupe: { store, ...ttl } }, mode: undefined };
+      return { options: { ...budget, dedupe: { store } }, mode: undefined };
     },
     createReceiver,
   );

@@ -5,7 +5,7 @@ import {
   type ReceiverResult,
   type Secret,
 } from '@churn-risk/core';
-import { refuseUnknownOptions } from '@churn-risk/core/store';
+import { RENAMED_OPTIONS, refuseUnknownOptions } from '@churn-risk/core/store';
 import { errorResponse } from '@churn-risk/core/adapter';
 import { resolveSecret } from './resolve-secret.js';
 
@@ -31,12 +31,12 @@ export type WorkerSecret<Env> = Secret | ((env: Env) => unknown);
 
 /**
  * The options both workers take: `secret` and `setup`, plus the options of `createReceiver`
- * except `concurrency` (each alert runs in the request that accepted it), `queue` and `dedupe`
- * (each worker takes its own, as functions of `env`).
+ * except `concurrency` (each alert runs in the request that accepted it), `queue`, `dedupe` (each
+ * worker takes its own, as functions of `env`) and `dedupeTtlMs` (each worker says where it applies).
  */
 export interface WorkerBaseOptions<Env> extends Omit<
   ReceiverOptions,
-  'secret' | 'concurrency' | 'queue' | 'dedupe'
+  'secret' | 'concurrency' | 'queue' | 'dedupe' | 'dedupeTtlMs'
 > {
   /**
    * The webhook signing secret, usually read from `env`:
@@ -77,6 +77,7 @@ export const BASE_KEYS = [
 
 /** Hints for keys that are not options of either worker but are easily taken for one. */
 export const NOT_OPTIONS = {
+  ...RENAMED_OPTIONS,
   concurrency: 'each alert runs in the request that accepted it',
   onError: 'onError is a method: call receiver.onError(fn) in setup',
 };

@@ -12,7 +12,7 @@
  * const result = await handleNodeRequest(receiver, req, { rawBodyFix: 'mount it before the body parser' });
  * if (result !== undefined) sendNodeResponse(res, result);
  */
-export { deliveryRefusal, type DeliveryRefusal } from './errors/delivery-refusal.js';
+export { deliveryRefusal, type RefusalAnswer } from './errors/delivery-refusal.js';
 export { payloadTooLarge } from './errors/delivery-rejected-error.js';
 export {
   RAW_BODY_MISSING,

@@ -3,6 +3,7 @@
  * API. See the package README for a working example of each part.
  */
 export * from './signature/index.js';
+export { ChurnRiskError } from './errors/churn-risk-error.js';
 export {
   WebhookVerificationError,
   isWebhookVerificationError,
@@ -21,7 +22,7 @@ export {
   ReceiverUnavailableError,
   type ReceiverUnavailableCode,
 } from './errors/receiver-unavailable-error.js';
-export { HandlerFailedError } from './errors/handler-failed-error.js';
+export { SyncHandlingFailedError } from './errors/sync-handling-failed-error.js';
 export {
   AlertCutOffError,
   AlertStalledError,

@@ -42,7 +42,7 @@ export {
   type PushVerdict,
 } from './processing/durable/push-queue.js';
 export { withTimeout } from './processing/durable/timing.js';
-export { refuseUnknownOptions } from './options/known-options.js';
+export { RENAMED_OPTIONS, refuseUnknownOptions } from './options/known-options.js';
 export type {
   AcceptOptions,
   AcceptResult,

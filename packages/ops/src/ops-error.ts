@@ -1,3 +1,5 @@
+import { ChurnRiskError } from '@churn-risk/core';
+
 /** What went wrong with a request to the operations page or its JSON API. */
 export type OpsErrorCode =
   | 'UNAUTHORIZED'
@@ -17,10 +19,10 @@ export type OpsErrorCode =
  * with. Its message names the fix where there is one, and never holds a token, a credential, a
  * body or a store's connection details.
  */
-export class OpsError extends Error {
+export class OpsError extends ChurnRiskError {
   override readonly name = 'OpsError';
-  readonly code: OpsErrorCode;
-  readonly status: number;
+  declare readonly code: OpsErrorCode;
+  declare readonly status: number;
 
   constructor(code: OpsErrorCode, status: number, message: string, options?: { cause?: unknown }) {
     super(message, options);

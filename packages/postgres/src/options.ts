@@ -1,4 +1,4 @@
-import { refuseUnknownOptions } from '@churn-risk/core/store';
+import { RENAMED_OPTIONS, refuseUnknownOptions } from '@churn-risk/core/store';
 import pg from 'pg';
 
 /**
@@ -99,12 +99,6 @@ const OPTION_KEYS = [
   'listen',
 ] as const;
 
-/** Old and mistaken names, with the right one. */
-const RENAMED = {
-  lockDurationMs: 'the lease is called leaseMs',
-  stalledIntervalMs: 'the reclaim interval is called reclaimIntervalMs',
-} as const;
-
 function positive(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
     throw new TypeError(
@@ -141,7 +135,7 @@ export function resolvePostgresOptions(options: PostgresQueueOptions): ResolvedP
   if (typeof (options as unknown) !== 'object' || (options as unknown) === null) {
     throw new TypeError('createPostgresQueue needs an options object with a `connection`.');
   }
-  refuseUnknownOptions('createPostgresQueue', options, OPTION_KEYS, RENAMED);
+  refuseUnknownOptions('createPostgresQueue', options, OPTION_KEYS, RENAMED_OPTIONS);
   const connection = checkConnection(options.connection);
   const schema: unknown = options.schema ?? POSTGRES_QUEUE_DEFAULTS.schema;
   if (typeof schema !== 'string' || !/^[a-z_][a-z0-9_]{0,49}$/.test(schema)) {

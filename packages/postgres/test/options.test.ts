@@ -26,6 +26,7 @@ describe('createPostgresQueue options', () => {
   it.each([
     ['lockDurationMs', 'leaseMs'],
     ['stalledIntervalMs', 'reclaimIntervalMs'],
+    ['ttlMs', 'dedupeTtlMs'],
     ['pollIntervalMS', 'pollIntervalMs'],
     ['keepFailed', 'keepFailedMs'],
   ])('refuses the unknown option %s with a TypeError naming it and %s', (key, known) => {

@@ -1,4 +1,4 @@
-import { refuseUnknownOptions } from '@churn-risk/core/store';
+import { RENAMED_OPTIONS, refuseUnknownOptions } from '@churn-risk/core/store';
 import { isCluster, type RedisConnection } from './connection.js';
 
 /** Options of `createRedisStore`: where the alerts live, and how BullMQ keeps them. */
@@ -77,14 +77,13 @@ export const REDIS_QUEUE_DEFAULTS = Object.freeze({
 const STORE_KEYS = ['connection', 'prefix', 'leaseMs', 'dedupeTtlMs', 'keepFailedMs'] as const;
 const QUEUE_KEYS = [...STORE_KEYS, 'reclaimIntervalMs', 'maxStalls', 'enqueueTimeoutMs'] as const;
 
-/** Old names, and options that mean nothing here, with what to use instead. */
+/** Core's old and mistaken names, and options that mean nothing here, with what to use instead. */
 const RENAMED = {
-  lockDurationMs: 'the lease is called leaseMs',
-  stalledIntervalMs: 'the reclaim interval is called reclaimIntervalMs',
+  ...RENAMED_OPTIONS,
   pollIntervalMs:
     "a Redis take waits on BullMQ's marker and is woken as soon as an alert is due: there is no " +
     'poll interval to set',
-} as const;
+};
 /** What createRedisStore says of the options only createRedisQueue (core's runner) applies. */
 const QUEUE_ONLY = {
   reclaimIntervalMs: 'an option of createRedisQueue: core runs the reclaims',

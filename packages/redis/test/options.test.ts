@@ -20,6 +20,12 @@ describe('the options of createRedisQueue and createRedisStore', () => {
     );
     expect(() => createRedisQueue(untyped({ leaseMS: 5000 }))).toThrow(/did you mean leaseMs\?/);
     expect(() => createRedisStore(untyped({ lockDurationMs: 5000 }))).toThrow(TypeError);
+    // Core's one map of old names (RENAMED_OPTIONS), on both.
+    for (const create of [createRedisQueue, createRedisStore]) {
+      expect(() => create(untyped({ ttlMs: 5000 }))).toThrow(
+        /"ttlMs" \(the de-duplication TTL is the option dedupeTtlMs\)/,
+      );
+    }
   });
 
   it('refuses an option Redis cannot honour, saying why', () => {

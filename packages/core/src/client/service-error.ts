@@ -1,3 +1,4 @@
+import { ChurnRiskError } from '../errors/churn-risk-error.js';
 /**
  * Every code a `ServiceError` carries. The service may send codes of its own in an error body;
  * they pass through unchanged, hence `(string & {})`.
@@ -35,10 +36,10 @@ export interface ServiceErrorInit {
  * retry policy treats it as transient; `dropped` counts the events a batcher dropped.
  * The message never contains the API key.
  */
-export class ServiceError extends Error {
+export class ServiceError extends ChurnRiskError {
   override readonly name = 'ServiceError';
-  readonly code: ErrorCode;
-  readonly status?: number;
+  declare readonly code: ErrorCode;
+  declare readonly status?: number;
   readonly requestId?: string;
   readonly retryable: boolean;
   readonly details?: readonly unknown[];

@@ -1,6 +1,6 @@
 import type { TracerSpan as Span } from '../observability/receiver-tracer.js';
 import { deliveryRefusal } from '../errors/delivery-refusal.js';
-import { HandlerFailedError } from '../errors/handler-failed-error.js';
+import { SyncHandlingFailedError } from '../errors/sync-handling-failed-error.js';
 import { waitUntilFailed } from '../errors/integration-error.js';
 import { ReceiverUnavailableError } from '../errors/receiver-unavailable-error.js';
 import { DeliveryRejectedError, payloadTooLarge } from '../errors/delivery-rejected-error.js';
@@ -53,7 +53,7 @@ const refuseClosed = (): never => {
   throw new ReceiverUnavailableError('CLOSED', 'The receiver is shutting down; retry later.');
 };
 const refuseFailed = (): never => {
-  throw new HandlerFailedError('A handler failed after its retries.');
+  throw new SyncHandlingFailedError('A handler failed after its retries.');
 };
 const refuseFull = (): never => {
   throw new ReceiverUnavailableError(
@@ -462,6 +462,7 @@ class WebhookReceiver implements Receiver {
 function memoryQueueOf(options: ReceiverOptions, now: () => number): AlertQueue {
   return createMemoryQueue({
     ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
+    ...(options.dedupeTtlMs === undefined ? {} : { dedupeTtlMs: options.dedupeTtlMs }),
     dedupe: options.dedupe === false ? false : { ...options.dedupe, now },
   });
 }

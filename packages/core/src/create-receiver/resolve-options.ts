@@ -23,6 +23,7 @@ const RECEIVER_OPTION_KEYS = [
   'maxQueue',
   'retries',
   'dedupe',
+  'dedupeTtlMs',
   'queue',
   'consume',
   'keepAliveBudgetMs',
@@ -103,9 +104,13 @@ function checkQueue(options: ReceiverOptions, mode: 'async' | 'sync'): AlertQueu
       'queue must be made by createMemoryQueue or createDurableQueue (an AlertQueue: attach, accept, consume, ...).',
     );
   }
-  if (options.dedupe !== undefined || options.maxQueue !== undefined) {
+  if (
+    options.dedupe !== undefined ||
+    options.dedupeTtlMs !== undefined ||
+    options.maxQueue !== undefined
+  ) {
     throw new TypeError(
-      'dedupe and maxQueue configure the default in-memory queue; with a queue option, ' +
+      'dedupe, dedupeTtlMs and maxQueue configure the default in-memory queue; with a queue option, ' +
         'configure de-duplication and limits on the queue itself.',
     );
   }

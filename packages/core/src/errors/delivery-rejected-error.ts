@@ -1,3 +1,4 @@
+import { ChurnRiskError } from './churn-risk-error.js';
 import { WEBHOOK_ERROR_STATUS, type DeliveryRejectedCode } from './webhook-error-status.js';
 
 /**
@@ -14,10 +15,10 @@ import { WEBHOOK_ERROR_STATUS, type DeliveryRejectedCode } from './webhook-error
  *   if (isDeliveryRejectedError(error)) console.warn(error.code, error.message); // INVALID_PAYLOAD
  * }
  */
-export class DeliveryRejectedError extends Error {
+export class DeliveryRejectedError extends ChurnRiskError {
   override readonly name = 'DeliveryRejectedError';
-  readonly code: DeliveryRejectedCode;
-  readonly status: number;
+  declare readonly code: DeliveryRejectedCode;
+  declare readonly status: number;
 
   constructor(code: DeliveryRejectedCode, message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -1,3 +1,4 @@
+import { ChurnRiskError } from './churn-risk-error.js';
 /** A handler that failed a try: its registration index, its id when it has one, and its error. */
 export interface FailedHandler {
   index: number;
@@ -15,8 +16,9 @@ function summary(error: unknown): string {
  * alert's error (the failed set shows its message). The message names the handlers by id (by
  * registration index when they have none) and gives the first one's error; `cause` is that error.
  */
-export class HandlersFailedError extends Error {
+export class HandlersFailedError extends ChurnRiskError {
   override readonly name = 'HandlersFailedError';
+  override readonly code = 'TRY_FAILED' as const;
   /** The ids (or, for a handler without one, `#<index>`) of the handlers that failed. */
   readonly handlers: readonly string[];
 
@@ -33,8 +35,9 @@ export class HandlersFailedError extends Error {
  * A durable queue failed the alert without a try: its worker died mid-alert more times than the
  * queue allows (an alert that crashes every process that takes it). `onError` gets it once.
  */
-export class AlertStalledError extends Error {
+export class AlertStalledError extends ChurnRiskError {
   override readonly name = 'AlertStalledError';
+  override readonly code = 'ALERT_STALLED' as const;
   /** How often the alert's worker died mid-alert. */
   readonly stalls: number;
 
@@ -55,9 +58,9 @@ export class AlertStalledError extends Error {
  * and one line is logged at `error` naming the fix (a durable queue). `cause` is the last try's
  * error, when a try failed.
  */
-export class AlertCutOffError extends Error {
+export class AlertCutOffError extends ChurnRiskError {
   override readonly name = 'AlertCutOffError';
-  readonly code = 'CUT_OFF';
+  override readonly code = 'CUT_OFF' as const;
   /** The budget, in milliseconds. */
   readonly budgetMs: number;
   /**

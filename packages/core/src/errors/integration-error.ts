@@ -1,3 +1,4 @@
+import { ChurnRiskError } from './churn-risk-error.js';
 /** The codes of `IntegrationError`: the receiver is wired into its platform the wrong way. */
 export type IntegrationErrorCode = 'INTERNAL_ERROR' | 'RAW_BODY_MISSING';
 
@@ -7,10 +8,10 @@ export type IntegrationErrorCode = 'INTERNAL_ERROR' | 'RAW_BODY_MISSING';
  * that threw (`INTERNAL_ERROR`). Answered `500` so that the sender redelivers, with a message
  * that names the fix and never holds a secret, a signature or the body.
  */
-export class IntegrationError extends Error {
+export class IntegrationError extends ChurnRiskError {
   override readonly name = 'IntegrationError';
-  readonly code: IntegrationErrorCode;
-  readonly status = 500;
+  declare readonly code: IntegrationErrorCode;
+  override readonly status = 500;
 
   constructor(code: IntegrationErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);

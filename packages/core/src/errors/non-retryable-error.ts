@@ -1,3 +1,4 @@
+import { ChurnRiskError } from './churn-risk-error.js';
 /**
  * Thrown (or rejected with) by a handler whose failure cannot go away by trying again: a user the
  * service does not know, a record that was deleted, a request the CRM refuses for what it is. The
@@ -12,9 +13,9 @@
  *   await crm.createTask(account, alert.recommendation);
  * });
  */
-export class NonRetryableError extends Error {
+export class NonRetryableError extends ChurnRiskError {
   override readonly name = 'NonRetryableError';
-  readonly code = 'NON_RETRYABLE' as const;
+  override readonly code = 'NON_RETRYABLE' as const;
   /** Always `false`: what the default `retries.shouldRetry` reads on any error. */
   readonly retryable = false as const;
 }

@@ -1,3 +1,4 @@
+import { ChurnRiskError } from './churn-risk-error.js';
 import { WEBHOOK_ERROR_STATUS } from './webhook-error-status.js';
 
 /** The codes of `ReceiverUnavailableError`: why a verified delivery was not taken now. */
@@ -8,10 +9,10 @@ export type ReceiverUnavailableCode = 'CLOSED' | 'OVERLOADED';
  * is full, or its queue's store failed or did not answer in time (`OVERLOADED`). Not a fault of
  * the delivery: it is answered `503` with `Retry-After`, so the sender redelivers it later.
  */
-export class ReceiverUnavailableError extends Error {
+export class ReceiverUnavailableError extends ChurnRiskError {
   override readonly name = 'ReceiverUnavailableError';
-  readonly code: ReceiverUnavailableCode;
-  readonly status: number;
+  declare readonly code: ReceiverUnavailableCode;
+  declare readonly status: number;
 
   constructor(code: ReceiverUnavailableCode, message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -1,3 +1,4 @@
+import { ChurnRiskError } from './churn-risk-error.js';
 import { WEBHOOK_ERROR_STATUS, type VerificationErrorCode } from './webhook-error-status.js';
 
 /**
@@ -6,10 +7,10 @@ import { WEBHOOK_ERROR_STATUS, type VerificationErrorCode } from './webhook-erro
  * The message is safe to send back to the caller: it never contains a secret or
  * an expected signature. `405`, `413` and `400` are a `DeliveryRejectedError`.
  */
-export class WebhookVerificationError extends Error {
+export class WebhookVerificationError extends ChurnRiskError {
   override readonly name = 'WebhookVerificationError';
-  readonly code: VerificationErrorCode;
-  readonly status: number;
+  declare readonly code: VerificationErrorCode;
+  declare readonly status: number;
 
   constructor(code: VerificationErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -6,6 +6,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { FailedAlert } from '../processing/durable/alert-store.js';
+import { ChurnRiskError } from '../errors/churn-risk-error.js';
 import { closest } from '../options/known-options.js';
 import type { QueueHealth } from '../queue-port/alert-queue.js';
 
@@ -72,7 +73,10 @@ export interface FailedCliBackend {
 }
 
 /** Thrown for bad usage; its message is shown with a pointer to `--help`. */
-class UsageError extends Error {}
+class UsageError extends ChurnRiskError {
+  override readonly name = 'UsageError';
+  override readonly code = 'WRONG_USAGE' as const;
+}
 
 /** Control characters and other escapes of stored text, made visible (a terminal is not hijacked). */
 export function printable(text: string): string {

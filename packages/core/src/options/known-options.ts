@@ -35,15 +35,27 @@ export function closest(key: string, known: readonly string[]): string | undefin
 }
 
 /**
+ * Old and mistaken option names, each with a hint that names the option to use: the one map every
+ * `create*` function of the packages refuses them with (`refuseUnknownOptions`'s `renamed`). A back
+ * end may add hints of its own on top of it, for options that mean nothing there.
+ *
+ * @example
+ * refuseUnknownOptions('createMyQueue', options, ['leaseMs', 'dedupeTtlMs'], RENAMED_OPTIONS);
+ */
+export const RENAMED_OPTIONS: Readonly<Record<string, string>> = /* @__PURE__ */ Object.freeze({
+  lockDurationMs: 'the lease is called leaseMs',
+  stalledIntervalMs: 'the reclaim interval is called reclaimIntervalMs',
+  ttlMs: 'the de-duplication TTL is the option dedupeTtlMs',
+});
+
+/**
  * Refuses an options object with a key that `where` does not know, with a `TypeError` that names
  * the key and the closest known key (`renamed` maps old or mistaken names to a hint of their own,
- * such as `lockDurationMs` to `leaseMs`). For back-end authors: JavaScript callers get the same
+ * such as `lockDurationMs` to `leaseMs`: `RENAMED_OPTIONS`, plus any of the back end's own). For back-end authors: JavaScript callers get the same
  * refusal TypeScript gives, instead of an option that is quietly ignored.
  *
  * @example
- * refuseUnknownOptions('createRedisQueue', options, ['connection', 'leaseMs'], {
- *   lockDurationMs: 'it is called leaseMs',
- * });
+ * refuseUnknownOptions('createRedisQueue', options, ['connection', 'leaseMs'], RENAMED_OPTIONS);
  */
 export function refuseUnknownOptions(
   where: string,

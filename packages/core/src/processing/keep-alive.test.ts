@@ -100,7 +100,7 @@ describe('keepAliveBudgetMs: no silent cut-off', () => {
   it('starts no retry whose delay ends past the budget: reported at once, no further try', async () => {
     const { receiver, errors, lines, deliver } = setUp({
       keepAliveBudgetMs: 30_000,
-      retries: { retries: 3, backoffMs: (retry) => 10_000 * retry },
+      retries: { retries: 3, backoffMs: (attempt) => 10_000 * (attempt + 1) },
     });
     const attempts: number[] = [];
     receiver.on('churn_risk_alert', () => undefined, { id: 'audit' });
@@ -113,8 +113,8 @@ describe('keepAliveBudgetMs: no silent cut-off', () => {
       { id: 'crm' },
     );
     expect(await deliver()).toBe(202);
-    // Try 0 fails; retry 1 after 10 s (at 10 s) fits, try 1 fails; retry 2 after 20 s would end at
-    // 30 s, past the cut-off point (27 s): reported now, with the last try's error as the cause.
+    // Try 0 fails; the next try after 10 s (at 10 s) fits, try 1 fails; the next after 20 s would
+    // end at 30 s, past the cut-off point (27 s): reported now, with the last try's error as the cause.
     await vi.advanceTimersByTimeAsync(10_000);
     expect(attempts).toEqual([0, 1]);
     expect(errors).toHaveLength(1);

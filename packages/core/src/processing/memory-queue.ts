@@ -1,4 +1,4 @@
-import { refuseUnknownOptions } from '../options/known-options.js';
+import { RENAMED_OPTIONS, refuseUnknownOptions } from '../options/known-options.js';
 import type {
   AcceptOptions,
   AcceptResult,
@@ -22,21 +22,21 @@ export interface MemoryQueueOptions {
   /** Alerts waiting for a free slot; beyond it `accept` answers `'full'`. Default 10,000. */
   maxQueue?: number;
   /**
-   * Duplicate suppression: the store and how long an identity is kept, or `false` for none.
-   * Default an in-memory LRU of 100,000 identities kept 72 hours.
+   * Duplicate suppression: the store, or `false` for none. Default an in-memory LRU of 100,000
+   * identities.
    */
   dedupe?:
     | false
     | {
         /** A shared store instead of the in-memory LRU. */
         store?: DedupeStore;
-        /** How long an identity is kept, in milliseconds. Default 72 hours. */
-        ttlMs?: number;
         /** Most identities the in-memory LRU keeps. Default 100,000. */
         maxEntries?: number;
         /** The in-memory LRU's clock in milliseconds, like `Date.now` (for tests). */
         now?: () => number;
       };
+  /** How long an alert identity is remembered for de-duplication, in ms. Default 72 hours. */
+  dedupeTtlMs?: number;
 }
 
 /**
@@ -155,11 +155,21 @@ export const MEMORY_QUEUE_DEFAULTS = Object.freeze({
  * const receiver = createReceiver({ secret, queue: createMemoryQueue({ maxQueue: 1000 }) });
  */
 export function createMemoryQueue(options: MemoryQueueOptions = {}): AlertQueue {
-  refuseUnknownOptions('createMemoryQueue', options, ['maxQueue', 'dedupe']);
+  refuseUnknownOptions('createMemoryQueue', options, ['maxQueue', 'dedupe', 'dedupeTtlMs']);
   const maxQueue = integerOption('maxQueue', options.maxQueue ?? MEMORY_QUEUE_DEFAULTS.maxQueue, 0);
-  if (options.dedupe === false) return new MemoryQueue(maxQueue, undefined, 0);
+  if (options.dedupe === false) {
+    if (options.dedupeTtlMs !== undefined) {
+      throw new TypeError('dedupeTtlMs has no use with dedupe: false (no identity is kept).');
+    }
+    return new MemoryQueue(maxQueue, undefined, 0);
+  }
   const dedupe = options.dedupe ?? {};
-  const ttlMs = integerOption('dedupe.ttlMs', dedupe.ttlMs ?? MEMORY_QUEUE_DEFAULTS.dedupeTtlMs, 1);
+  refuseUnknownOptions('dedupe', dedupe, ['store', 'maxEntries', 'now'], RENAMED_OPTIONS);
+  const ttlMs = integerOption(
+    'dedupeTtlMs',
+    options.dedupeTtlMs ?? MEMORY_QUEUE_DEFAULTS.dedupeTtlMs,
+    1,
+  );
   const maxEntries = integerOption(
     'dedupe.maxEntries',
     dedupe.maxEntries ?? MEMORY_QUEUE_DEFAULTS.dedupeMaxEntries,

@@ -173,10 +173,13 @@ describe('async mode', () => {
   });
 
   it('uses a custom retry count and backoff; a handler that recovers is not reported', async () => {
-    const backoff = vi.fn((retry: number) => retry * 0);
-    const receiver = make({ retries: { retries: 1, backoffMs: backoff } });
+    const backoff = vi.fn((attempt: number) => attempt * 0);
+    const shouldRetry = vi.fn(() => true);
+    const receiver = make({ retries: { retries: 1, backoffMs: backoff, shouldRetry } });
+    const attempts: number[] = [];
     let calls = 0;
-    receiver.on('churn_risk_alert', () => {
+    receiver.on('churn_risk_alert', (_alert, { attempt }) => {
+      attempts.push(attempt);
       calls++;
       if (calls === 1) throw new Error('first try fails');
     });
@@ -186,7 +189,10 @@ describe('async mode', () => {
       await receiver.handle(delivery())
     ).done;
     expect(calls).toBe(2);
-    expect(backoff).toHaveBeenCalledWith(1);
+    // backoffMs and shouldRetry are told the try that failed, counted as context.attempt.
+    expect(attempts).toEqual([0, 1]);
+    expect(backoff.mock.calls).toEqual([[0]]);
+    expect(shouldRetry.mock.calls).toEqual([[expect.any(Error), 0]]);
     expect(onError).not.toHaveBeenCalled();
   });
 
@@ -491,7 +497,7 @@ describe('dedupe store', () => {
       },
       release: () => undefined,
     };
-    const receiver = make({ dedupe: { store, ttlMs: 60_000 } });
+    const receiver = make({ dedupe: { store }, dedupeTtlMs: 60_000 });
     const request = delivery({ userId: 'user_store' });
     expect((await receiver.handle(request)).status).toBe(202);
     expect(claimed).toEqual([[expect.stringMatching(/^user_store:/), 60_000]]);

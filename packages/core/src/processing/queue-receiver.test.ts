@@ -67,11 +67,11 @@ describe('createQueueReceiver', () => {
     expect(inMemory.queue.kind).toBe('memory');
   });
 
-  it("refuses dedupe and maxQueue, the in-memory queue's options", () => {
-    for (const extra of [{ dedupe: false }, { maxQueue: 5 }]) {
+  it("refuses dedupe, dedupeTtlMs and maxQueue, the in-memory queue's options", () => {
+    for (const extra of [{ dedupe: false }, { dedupeTtlMs: 1_000 }, { maxQueue: 5 }]) {
       const options = { secret: SECRET, queue: durableQueue(), ...extra };
       expect(() => createQueueReceiver(options as unknown as QueueReceiverOptions)).toThrow(
-        /dedupe and maxQueue configure the default in-memory queue/,
+        /dedupe, dedupeTtlMs and maxQueue configure the default in-memory queue/,
       );
     }
   });

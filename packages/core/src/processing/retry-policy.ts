@@ -5,9 +5,12 @@ import type { RetryOptions } from '../receiver/types.js';
 /** Default further tries of a failed handler. */
 export const DEFAULT_HANDLER_RETRIES = 3;
 
-/** Default backoff: 1 s before the first retry, then doubling (1 s, 2 s, 4 s). */
-export function defaultBackoffMs(retry: number): number {
-  return 1000 * 2 ** (retry - 1);
+/**
+ * Default backoff: the delay after the failed try `attempt` (0 for the first try, as
+ * `context.attempt`): 1 s after the first, then doubling (1 s, 2 s, 4 s).
+ */
+export function defaultBackoffMs(attempt: number): number {
+  return 1000 * 2 ** attempt;
 }
 
 /** Reads the `retries` option: a count, or `{ retries, backoffMs, shouldRetry }`. */
@@ -25,8 +28,8 @@ export function resolveRetryPolicy(option: number | RetryOptions | undefined): R
   }
   return {
     retries,
-    delayMs(retry) {
-      const ms = backoff(retry);
+    delayMs(attempt) {
+      const ms = backoff(attempt);
       return Number.isFinite(ms) && ms > 0 ? ms : 0;
     },
     shouldRetry,

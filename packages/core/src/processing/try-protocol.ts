@@ -185,7 +185,7 @@ function verdictOf(
   const last =
     tries >= input.retry.retries ||
     failures.some((failure) => !mayRetry(input, failure.error, tries));
-  const delayMs = last ? 0 : input.retry.delayMs(tries + 1);
+  const delayMs = last ? 0 : input.retry.delayMs(tries);
   return { outcome: last ? 'failed' : 'retry', error, succeeded: record, failures, delayMs };
 }
 

@@ -33,8 +33,8 @@ export interface TryInput {
 export interface RetryPolicy {
   /** Further tries after the first failure. */
   retries: number;
-  /** Delay before retry `retry` (1-based), in milliseconds; never negative or NaN. */
-  delayMs: (retry: number) => number;
+  /** Delay after the failed try `attempt` (0-based), in milliseconds; never negative or NaN. */
+  delayMs: (attempt: number) => number;
   /** `retries.shouldRetry`, or `defaultShouldRetry`: whether a failed try is tried again. */
   shouldRetry: (error: unknown, attempt: number) => boolean;
 }

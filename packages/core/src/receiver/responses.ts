@@ -30,7 +30,7 @@ export function jsonResult(
 
 /**
  * The answer to a refused delivery (a `WebhookVerificationError`, `DeliveryRejectedError`,
- * `ReceiverUnavailableError`, `HandlerFailedError` or `IntegrationError`): its status and `{"error":{"code","message"}}`,
+ * `ReceiverUnavailableError`, `SyncHandlingFailedError` or `IntegrationError`): its status and `{"error":{"code","message"}}`,
  * plus `Allow` for 405 and `Retry-After` for 503. Any other error value becomes a 500 with a
  * generic message (its own message is not sent, as it may carry internal details).
  */

@@ -38,10 +38,14 @@ export interface RetryOptions {
   /** Further tries after the first failure. Default 3. */
   retries?: number;
   /**
-   * Delay before retry number `retry` (1 for the first retry, equal to the attempt number that
-   * follows), in milliseconds. Default `1000 * 2 ** (retry - 1)`: 1 s, 2 s, 4 s.
+   * Delay before the next try, in milliseconds, after try `attempt` failed: `attempt` counts as
+   * `shouldRetry`'s and `context.attempt` do, 0 for the first try. Default `1000 * 2 ** attempt`:
+   * 1 s, 2 s, 4 s.
+   *
+   * @example
+   * backoffMs: (attempt) => 500 * (attempt + 1), // 500 ms after the first try, then 1 s, 1.5 s
    */
-  backoffMs?: (retry: number) => number;
+  backoffMs?: (attempt: number) => number;
   /**
    * Whether a handler that failed try `attempt` (its `context.attempt`: 0 for the first) with
    * `error` is tried again; asked for each handler that failed a try that was not the last. Default
@@ -59,10 +63,8 @@ export interface RetryOptions {
   shouldRetry?: (error: unknown, attempt: number) => boolean;
 }
 
-/** Options of the in-memory or custom dedupe store. */
+/** Options of the in-memory or custom dedupe store (how long an identity is kept: `dedupeTtlMs`). */
 export interface DedupeOptions {
-  /** How long an alert identity is remembered, in milliseconds. Default 72 hours. */
-  ttlMs?: number;
   /** Most identities kept by the in-memory store; the least recently used go first. Default 100,000. */
   maxEntries?: number;
   /** A custom store (shared between instances). `maxEntries` does not apply to it. */
@@ -93,6 +95,11 @@ export interface ReceiverOptions {
   retries?: number | RetryOptions;
   /** Duplicate suppression by alert identity, or `false` to turn it off. Default 72 h, 100,000, in memory. */
   dedupe?: false | DedupeOptions;
+  /**
+   * How long an alert identity is remembered for de-duplication, in ms: the same option as the
+   * durable queues'. Default 72 hours.
+   */
+  dedupeTtlMs?: number;
   /**
    * Where accepted alerts go and where handlers take them from. Default: an in-memory queue
    * (`createMemoryQueue`) configured by `maxQueue` and `dedupe`. `createRedisQueue` from
@@ -155,12 +162,12 @@ export interface ReceiverOptions {
 
 /**
  * Options of `createQueueReceiver`: those of `createReceiver` with `queue` required, and without
- * `maxQueue` and `dedupe`, which configure the in-memory queue (the durable queue de-duplicates
+ * `maxQueue`, `dedupe` and `dedupeTtlMs`, which configure the in-memory queue (the durable queue de-duplicates
  * and bounds itself).
  */
 export interface QueueReceiverOptions extends Omit<
   ReceiverOptions,
-  'queue' | 'maxQueue' | 'dedupe'
+  'queue' | 'maxQueue' | 'dedupe' | 'dedupeTtlMs'
 > {
   /** The durable queue: `createSqsQueue`, `createRedisQueue`, `createPostgresQueue`, `createDurableQueue`... */
   queue: AlertQueue;

@@ -1,6 +1,7 @@
 // What every case group of `storeContract` and `pushQueueContract` shares: the runner's test
 // functions, assertions that say what differs, fresh alerts and their signed deliveries, waiting.
 import { nap } from '../processing/durable/timing.js';
+import { ChurnRiskError } from '../errors/churn-risk-error.js';
 import type { QueuedAlert } from '../queue-port/alert-queue.js';
 import { signPayload } from '../signature/sign.js';
 
@@ -17,8 +18,9 @@ export interface ContractTestApi {
 }
 
 /** What a case throws when the back end does not do what the contract asks. */
-export class ContractError extends Error {
+export class ContractError extends ChurnRiskError {
   override readonly name = 'StoreContractError';
+  override readonly code = 'CONTRACT_BROKEN' as const;
 }
 
 /** Fails the case with `message` unless `condition` holds. */

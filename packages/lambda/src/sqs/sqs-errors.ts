@@ -1,3 +1,5 @@
+import { ChurnRiskError } from '@churn-risk/core';
+
 /** The options of `createSqsQueue` that name an AWS resource. */
 export type SqsResourceOption = 'queueUrl' | 'dedupeTable' | 'failedTable';
 
@@ -7,10 +9,10 @@ export type SqsResourceOption = 'queueUrl' | 'dedupeTable' | 'failedTable';
  * `dedupeTable` or `failedTable` (`TABLE_NOT_FOUND`). The message names the option, the resource
  * and what to do; of the AWS error it keeps only the name (no request, no body).
  */
-export class SqsQueueError extends Error {
+export class SqsQueueError extends ChurnRiskError {
   override readonly name = 'SqsQueueError';
   /** `QUEUE_NOT_FOUND` or `TABLE_NOT_FOUND`. */
-  readonly code: 'QUEUE_NOT_FOUND' | 'TABLE_NOT_FOUND';
+  declare readonly code: 'QUEUE_NOT_FOUND' | 'TABLE_NOT_FOUND';
 
   /**
    * @param option the option that names the resource

@@ -1,4 +1,4 @@
-import { isServiceError } from '@churn-risk/core';
+import { ChurnRiskError, isServiceError } from '@churn-risk/core';
 import { SandboxClient } from '../client/sandbox-client.js';
 import type { DeliveryFilter } from '../deliveries/delivery-filter.js';
 import type { DeliveryRecord } from '../deliveries/delivery-record.js';
@@ -49,11 +49,11 @@ export function rootCause(error: unknown): string {
  * A failed call to a running sandbox: the message names the URL contacted (and never holds the
  * API key). `code` and `status` are the `ServiceError`'s.
  */
-export class SandboxContactError extends Error {
+export class SandboxContactError extends ChurnRiskError {
   override readonly name = 'SandboxContactError';
   readonly url: string;
-  readonly code: string;
-  readonly status: number | undefined;
+  declare readonly code: string;
+  declare readonly status: number | undefined;
 
   constructor(url: string, code: string, status: number | undefined, message: string) {
     super(message);

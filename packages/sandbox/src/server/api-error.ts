@@ -1,3 +1,4 @@
+import { ChurnRiskError } from '@churn-risk/core';
 import type { z } from 'zod';
 
 /** The error codes the sandbox answers with, each with its HTTP status. */
@@ -25,12 +26,12 @@ export interface ValidationDetail {
 }
 
 /** An error that becomes the body `{"error":{"code","message","details"?}}` with the code's status. */
-export class ApiError extends Error {
+export class ApiError extends ChurnRiskError {
   override readonly name = 'ApiError';
-  readonly status: number;
+  declare readonly status: number;
 
   constructor(
-    readonly code: ApiErrorCode,
+    override readonly code: ApiErrorCode,
     message: string,
     readonly details?: ValidationDetail[],
   ) {

@@ -9,7 +9,7 @@ import type {
 } from '../../queue-port/alert-queue.js';
 import { MIN_SWEEP_BUDGET_MS } from '../../queue-port/alert-queue.js';
 import { integerOption } from '../../options/integer-option.js';
-import { refuseUnknownOptions } from '../../options/known-options.js';
+import { RENAMED_OPTIONS, refuseUnknownOptions } from '../../options/known-options.js';
 import { AlertRunner, type RunMode } from './alert-runner.js';
 import type {
   AlertStore,
@@ -88,17 +88,12 @@ const OPTION_KEYS = [
   'enqueueTimeoutMs',
   'pollIntervalMs',
 ] as const;
-/** Old and mistaken names, with the right one. */
-const RENAMED = {
-  lockDurationMs: 'the lease is called leaseMs',
-  stalledIntervalMs: 'the reclaim interval is called reclaimIntervalMs',
-} as const;
 /** How long `health()` and `depth()` wait for the store. */
 const STATUS_TIMEOUT_MS = 2_000;
 
 /** The options checked (a `TypeError` names a wrong one), with the defaults filled in. */
 function resolveOptions(options: DurableQueueOptions): Required<DurableQueueOptions> {
-  refuseUnknownOptions('createDurableQueue', options, OPTION_KEYS, RENAMED);
+  refuseUnknownOptions('createDurableQueue', options, OPTION_KEYS, RENAMED_OPTIONS);
   const defaults = DURABLE_QUEUE_DEFAULTS;
   const leaseMs = integerOption('leaseMs', options.leaseMs ?? defaults.leaseMs, 1);
   return {

@@ -1,3 +1,4 @@
+import { ChurnRiskError } from './churn-risk-error.js';
 import { WEBHOOK_ERROR_STATUS } from './webhook-error-status.js';
 
 /**
@@ -5,8 +6,8 @@ import { WEBHOOK_ERROR_STATUS } from './webhook-error-status.js';
  * `HANDLER_FAILED`, so that the sender's own retries redeliver the alert. The message never holds
  * the handler's error (it may carry internal details): `onError` gets that.
  */
-export class HandlerFailedError extends Error {
-  override readonly name = 'HandlerFailedError';
-  readonly code = 'HANDLER_FAILED' as const;
-  readonly status: number = WEBHOOK_ERROR_STATUS.HANDLER_FAILED;
+export class SyncHandlingFailedError extends ChurnRiskError {
+  override readonly name = 'SyncHandlingFailedError';
+  override readonly code = 'HANDLER_FAILED' as const;
+  override readonly status: number = WEBHOOK_ERROR_STATUS.HANDLER_FAILED;
 }
