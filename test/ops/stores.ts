@@ -2,6 +2,8 @@ import { createCloudflareQueue, type D1Database } from '@churn-risk/cloudflare';
 import { createPostgresQueue } from '@churn-risk/postgres';
 import { createRedisQueue } from '@churn-risk/redis';
 import type { Miniflare } from 'miniflare';
+import type { AlertQueue } from '@churn-risk/core/store';
+import type { OpsQueue } from '@churn-risk/ops';
 import type { OpsBackend } from '../../packages/ops/test/api-suite.js';
 import { failingReceiver, until } from '../../packages/ops/test/fixture.js';
 import { MemoryQueues } from '../../packages/cloudflare/src/memory-queues.test-util.js';
@@ -12,9 +14,8 @@ import { MemoryQueues } from '../../packages/cloudflare/src/memory-queues.test-u
 let namespace = 0;
 const fresh = (): string => `ops_${String(process.pid)}_${String(++namespace)}`;
 
-/** A receiver on a fresh Redis queue (its own prefix), consuming. */
-export function redisBackend(url: string): OpsBackend {
-  const queue = createRedisQueue({ connection: url, prefix: fresh(), leaseMs: 2_000 });
+/** A receiver consuming `queue`, failing its alerts; closing ends both. */
+function consuming(queue: AlertQueue & OpsQueue): OpsBackend {
   const fixture = failingReceiver(queue);
   return {
     queue,
@@ -27,19 +28,14 @@ export function redisBackend(url: string): OpsBackend {
   };
 }
 
+/** A receiver on a fresh Redis queue (its own prefix), consuming. */
+export function redisBackend(url: string): OpsBackend {
+  return consuming(createRedisQueue({ connection: url, prefix: fresh(), leaseMs: 2_000 }));
+}
+
 /** A receiver on a fresh Postgres queue (its own schema), consuming. */
 export function postgresBackend(url: string): OpsBackend {
-  const queue = createPostgresQueue({ connection: url, schema: fresh(), leaseMs: 2_000 });
-  const fixture = failingReceiver(queue);
-  return {
-    queue,
-    fixture,
-    settle: (done) => until(done),
-    close: async () => {
-      await fixture.receiver.close({ timeoutMs: 10_000 });
-      await queue.close();
-    },
-  };
+  return consuming(createPostgresQueue({ connection: url, schema: fresh(), leaseMs: 2_000 }));
 }
 
 /**
