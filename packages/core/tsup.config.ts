@@ -7,6 +7,7 @@ const PUBLIC = {
   adapter: 'src/adapter.ts',
   testing: 'src/testing.ts',
   cli: 'src/node/failed-cli.ts',
+  wire: 'src/wire.ts',
 };
 
 export default defineConfig({
@@ -21,11 +22,10 @@ export default defineConfig({
     'receiver-verifier': 'src/signature/receiver-verifier.ts',
     'receiver-verifier-workerd': 'src/signature/receiver-verifier-workerd.ts',
     'receiver-verifier-node': 'src/signature/receiver-verifier-node.ts',
-    // Internal entries, so that the client, the wire schemas and the batcher (classic zod) get
+    // Internal entries, so that the client and the batcher (classic zod; the wire schemas are the public `wire` entry) get
     // files of their own that `index.js` re-exports: a bundler drops a file none of whose exports
     // are used (`"sideEffects": false`), so a receiver's bundle holds none of them.
     client: 'src/client/index.ts',
-    wire: 'src/wire/schemas.ts',
     batcher: 'src/batcher/index.ts',
   },
   format: ['esm'],

@@ -7,7 +7,8 @@
  * their recipes are run as the `receiver.fetch` calls they are, with the platform objects those
  * frameworks pass.
  */
-import type { Receiver, WaitUntil } from '@churn-risk/core';
+import type { Receiver } from '@churn-risk/core';
+import type { WaitUntil } from '@churn-risk/core/adapter';
 import { waitUntil as vercelWaitUntil } from '@vercel/functions';
 import { H3, serve, type H3Event } from 'h3';
 import { createRequestHandler, type ServerBuild } from 'react-router';

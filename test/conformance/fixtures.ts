@@ -1,4 +1,5 @@
-import { createReceiver, signPayload, type Receiver, type ReceiverOptions } from '@churn-risk/core';
+import { createReceiver, type Receiver, type ReceiverOptions } from '@churn-risk/core';
+import { signPayload } from '@churn-risk/core/testing';
 
 /** The secret every conformance receiver is built with. */
 export const SECRET = 'whsec_conformance_2f7c1e9a';

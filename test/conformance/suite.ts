@@ -2,7 +2,8 @@
  * One conformance suite for every adapter (the same answers from each): each adapter's test file only
  * says how to mount a receiver and send it a request; the cases below decide what must come back.
  */
-import { signPayload, type Receiver } from '@churn-risk/core';
+import { type Receiver } from '@churn-risk/core';
+import { signPayload } from '@churn-risk/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOW_S, SECRET, conformanceReceiver, gate, makeAlert, signedHeaders } from './fixtures.js';
 import { useRedisMode, type QueueMode } from './redis-mode.js';

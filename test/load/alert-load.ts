@@ -3,7 +3,8 @@
  * of keep-alive workers, into a receiver with a small queue (so some deliveries get 503) and handlers
  * that sleep and fail by seeded chance. The scenario records everything; the test file asserts.
  */
-import { createReceiver, signPayload, type Receiver, type ReceiverStats } from '@churn-risk/core';
+import { createReceiver, type Receiver, type ReceiverStats } from '@churn-risk/core';
+import { signPayload } from '@churn-risk/core/testing';
 import { createMemoryDedupeStore } from '@churn-risk/core/store';
 import { setTimeout as delay } from 'node:timers/promises';
 import { NOW_MS, NOW_S } from '../conformance/fixtures.js';

@@ -5,7 +5,8 @@
  * an unhandled rejection, never a crash; every answer is a status of the receiver's status table with, for an
  * error, a JSON `{"error":{"code","message"}}` body whose code matches the status and the case.
  */
-import { createReceiver, signPayload, type Receiver } from '@churn-risk/core';
+import { createReceiver, type Receiver } from '@churn-risk/core';
+import { signPayload } from '@churn-risk/core/testing';
 import fc from 'fast-check';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

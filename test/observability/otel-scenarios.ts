@@ -5,7 +5,8 @@
  * resolve to builds Node cannot load; here they load as any app loads them.
  * Usage: node --conditions=@churn-risk/source --import tsx otel-scenarios.ts
  */
-import { createReceiver, type ReceiverRequest } from '@churn-risk/core';
+import { createReceiver } from '@churn-risk/core';
+import { type ReceiverRequest } from '@churn-risk/core/adapter';
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { installTestSdk, otel, type TestSdk } from './otel-test-sdk.js';
 import { spanJson as toJson } from './span-json.js';

@@ -26,6 +26,7 @@ const entries = [
   '@churn-risk/core/store',
   '@churn-risk/core/adapter',
   '@churn-risk/core/testing',
+  '@churn-risk/core/wire',
   '@churn-risk/express',
   '@churn-risk/fastify',
   '@churn-risk/next',
@@ -97,7 +98,7 @@ describe('dist/', () => {
     const out = runNode([
       '--input-type=module',
       '-e',
-      `import { signPayload } from '@churn-risk/core'; console.log(signPayload({ body: '{"a":1}', secret: 'k', timestamp: 1700000000 }).signature)`,
+      `import { signPayload } from '@churn-risk/core/testing'; console.log(signPayload({ body: '{"a":1}', secret: 'k', timestamp: 1700000000 }).signature)`,
     ]).trim();
     const expected = execFileSync(
       process.execPath,

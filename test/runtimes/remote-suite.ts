@@ -4,7 +4,7 @@
  * serves `host.ts`; each case sets up its own receiver there, sends deliveries over real HTTP, and
  * reads what the handler saw from the host's control routes.
  */
-import { signPayload } from '@churn-risk/core';
+import { signPayload } from '@churn-risk/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOW_S, SECRET, makeAlert, signedHeaders } from '../conformance/fixtures.js';
 import { expectError, type ConformanceRequest } from '../conformance/suite.js';

@@ -1,5 +1,3 @@
-import { signPayload } from '@churn-risk/core';
-
 /** Makes alert bodies for an adapter's tests; each call takes the next `sequence` number. */
 export type AlertBodies = (space?: number, extra?: Record<string, unknown>) => string;
 
@@ -39,3 +37,4 @@ export function signedHeaders(
     'x-service-timestamp': timestamp,
   };
 }
+import { signPayload } from '@churn-risk/core/testing';

@@ -1,4 +1,4 @@
-import { type Logger, type QueueHealth } from '@churn-risk/core';
+import { type Logger } from '@churn-risk/core';
 import {
   createMemoryDedupeStore,
   createPushQueue,
@@ -8,6 +8,7 @@ import {
   type PushQueue,
   type PushVerdict,
   type QueuedAlert,
+  type QueueHealth,
 } from '@churn-risk/core/store';
 import type { D1Database, QueueBatch, QueueMessage, QueueProducer } from './bindings.js';
 import { D1Identities } from './d1-identities.js';

@@ -1,8 +1,5 @@
-import {
-  createReceiver,
-  WORKERS_KEEP_ALIVE_BUDGET_MS,
-  type ReceiverOptions,
-} from '@churn-risk/core';
+import { createReceiver, type ReceiverOptions } from '@churn-risk/core';
+import { WORKERS_KEEP_ALIVE_BUDGET_MS } from '@churn-risk/core/adapter';
 import type { D1Database } from './bindings.js';
 import { D1Identities } from './d1-identities.js';
 import {

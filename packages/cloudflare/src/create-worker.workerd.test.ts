@@ -1,5 +1,4 @@
-import { signPayload } from '@churn-risk/core';
-import { createTestDelivery } from '@churn-risk/core/testing';
+import { createTestDelivery, signPayload } from '@churn-risk/core/testing';
 import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -1,5 +1,9 @@
-import { type FailedAlert, type FailedListOptions } from '@churn-risk/core';
-import { resolveFailedListOptions, type QueuedAlert } from '@churn-risk/core/store';
+import { type FailedAlert } from '@churn-risk/core';
+import {
+  resolveFailedListOptions,
+  type QueuedAlert,
+  type FailedListOptions,
+} from '@churn-risk/core/store';
 import type { D1Database, QueueProducer } from './bindings.js';
 import { ensureSchema } from './d1-schema.js';
 import { messageOf } from './queue-message.js';

@@ -2,11 +2,10 @@ import {
   IntegrationError,
   type Receiver,
   type ReceiverOptions,
-  type ReceiverResult,
   type Secret,
 } from '@churn-risk/core';
 import { RENAMED_OPTIONS, refuseUnknownOptions } from '@churn-risk/core/store';
-import { errorResponse } from '@churn-risk/core/adapter';
+import { errorResponse, type ReceiverResult } from '@churn-risk/core/adapter';
 import { resolveSecret } from './resolve-secret.js';
 
 // What both workers share (`createWorker` in memory, `createQueueWorker` in queue mode): the

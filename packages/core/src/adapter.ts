@@ -34,3 +34,8 @@ export {
   type NodeRequestOptions,
 } from './receiver/request-body.js';
 export { errorResponse, RETRY_AFTER_SECONDS } from './receiver/responses.js';
+export { WEBHOOK_ERROR_STATUS } from './errors/webhook-error-status.js';
+export { WORKERS_KEEP_ALIVE_BUDGET_MS } from './processing/keep-alive.js';
+export type { WaitUntil } from './receiver/types.js';
+export type { HeadersInput, ReceiverRequest, ReceiverResult } from './receiver/types.js';
+export type { RawBody } from './signature/bytes.js';

@@ -62,3 +62,5 @@ export {
 } from './processing/memory-dedupe-store.js';
 export type { DedupeStore } from './receiver/types.js';
 export type { RetryPolicy, StoredTry, TryInput, TryVerdict } from './queue-port/try-types.js';
+export type { SweepOptions } from './queue-port/alert-queue.js';
+export type { TraceCarrier } from './observability/trace-carrier.js';

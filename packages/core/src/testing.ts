@@ -1,5 +1,6 @@
 /**
- * `@churn-risk/core/testing`: signed test deliveries for your own webhook tests.
+ * `@churn-risk/core/testing`: signed test deliveries for your own webhook tests (`signPayload` signs
+ * any body as the service does), and the contract suites every durable back end passes.
  *
  * @example
  * import { createTestDelivery } from '@churn-risk/core/testing';
@@ -10,6 +11,7 @@
  * );
  * // response.status === 202
  */
+export { signPayload, type SignPayloadOptions, type SignedHeaders } from './signature/sign.js';
 export { pushQueueContract, type PushQueueContractOptions } from './testing/push-queue-contract.js';
 export type { ReceiverPlatform } from './testing/receiver-platform.js';
 export { storeContract, type StoreContractOptions } from './testing/store-contract.js';

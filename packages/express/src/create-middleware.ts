@@ -1,5 +1,5 @@
-import { type Receiver, type RawBody } from '@churn-risk/core';
-import { handleNodeRequest, sendNodeResponse } from '@churn-risk/core/adapter';
+import { type Receiver } from '@churn-risk/core';
+import { handleNodeRequest, sendNodeResponse, type RawBody } from '@churn-risk/core/adapter';
 import type { Request, RequestHandler, Response } from 'express';
 import type { RequestWithRawBody } from './raw-body-saver.js';
 

@@ -1,4 +1,5 @@
-import { signPayload, type Receiver } from '@churn-risk/core';
+import { type Receiver } from '@churn-risk/core';
+import { signPayload } from '@churn-risk/core/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';

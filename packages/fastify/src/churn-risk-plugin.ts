@@ -1,6 +1,6 @@
-import { type Receiver, type ReceiverResult } from '@churn-risk/core';
+import { type Receiver } from '@churn-risk/core';
 import { refuseUnknownOptions } from '@churn-risk/core/store';
-import { payloadTooLarge } from '@churn-risk/core/adapter';
+import { payloadTooLarge, type ReceiverResult } from '@churn-risk/core/adapter';
 import type {
   FastifyError,
   FastifyPluginCallback,

@@ -1,4 +1,5 @@
-import { createReceiver, type WaitUntil } from '@churn-risk/core';
+import { createReceiver } from '@churn-risk/core';
+import { type WaitUntil } from '@churn-risk/core/adapter';
 import { Hono, type Context, type Handler } from 'hono';
 import { describe, expectTypeOf, it } from 'vitest';
 import { createHandler, executionContextWaitUntil, type HonoHandlerOptions } from './index.js';

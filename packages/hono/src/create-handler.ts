@@ -1,6 +1,6 @@
-import { type Receiver, type ReceiverResult, type WaitUntil } from '@churn-risk/core';
+import { type Receiver } from '@churn-risk/core';
 import { refuseUnknownOptions } from '@churn-risk/core/store';
-import { rawBodyMissingError } from '@churn-risk/core/adapter';
+import { rawBodyMissingError, type ReceiverResult, type WaitUntil } from '@churn-risk/core/adapter';
 import type { Context, Handler } from 'hono';
 import { executionContextWaitUntil } from './keep-alive.js';
 import { bodyTaken, rawBodyOf, STREAM } from './raw-body.js';

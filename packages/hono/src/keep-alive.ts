@@ -1,4 +1,4 @@
-import type { WaitUntil } from '@churn-risk/core';
+import type { WaitUntil } from '@churn-risk/core/adapter';
 import type { Context } from 'hono';
 
 /** `@hono/node-server` calls `app.fetch(request, { incoming, outgoing })`: never with a context. */

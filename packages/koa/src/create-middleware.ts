@@ -1,5 +1,5 @@
-import { type RawBody, type Receiver, type ReceiverResult } from '@churn-risk/core';
-import { handleNodeRequest } from '@churn-risk/core/adapter';
+import { type Receiver } from '@churn-risk/core';
+import { handleNodeRequest, type RawBody, type ReceiverResult } from '@churn-risk/core/adapter';
 import type { Context, Middleware } from 'koa';
 
 /** The fix `RAW_BODY_MISSING` names in Koa. */

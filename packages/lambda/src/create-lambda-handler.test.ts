@@ -1,12 +1,11 @@
 import {
   createReceiver,
-  signPayload,
   type ChurnRiskAlert,
   type Receiver,
   type ReceiverOptions,
 } from '@churn-risk/core';
 import { createDurableQueue, createMemoryStore } from '@churn-risk/core/store';
-import { createTestDelivery } from '@churn-risk/core/testing';
+import { createTestDelivery, signPayload } from '@churn-risk/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   NOW_S,

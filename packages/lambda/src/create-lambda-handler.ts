@@ -1,4 +1,5 @@
-import type { Receiver, ReceiverResult } from '@churn-risk/core';
+import type { Receiver } from '@churn-risk/core';
+import type { ReceiverResult } from '@churn-risk/core/adapter';
 import type { AlertQueue } from '@churn-risk/core/store';
 import { eventBody, eventRequest } from './event-request.js';
 import type {

@@ -1,5 +1,4 @@
-import { type HeadersInput, type RawBody } from '@churn-risk/core';
-import { payloadTooLarge } from '@churn-risk/core/adapter';
+import { payloadTooLarge, type HeadersInput, type RawBody } from '@churn-risk/core/adapter';
 import type {
   AlbEvent,
   HttpApiEvent,

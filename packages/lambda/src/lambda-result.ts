@@ -1,5 +1,5 @@
+import type { ReceiverResult } from '@churn-risk/core/adapter';
 import { STATUS_CODES } from 'node:http';
-import type { ReceiverResult } from '@churn-risk/core';
 import type { EventShape } from './event-request.js';
 import type { LambdaHttpResult } from './lambda-events.js';
 

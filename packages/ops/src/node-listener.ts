@@ -1,4 +1,4 @@
-import { isDeliveryRejectedError } from '@churn-risk/core';
+import { isChurnRiskError } from '@churn-risk/core';
 import { readNodeBody, sendNodeResponse } from '@churn-risk/core/adapter';
 import { OpsError } from './ops-error.js';
 import type { OpsHandler, OpsNodeRequest } from './options.js';
@@ -21,7 +21,7 @@ async function nodeBody(req: OpsNodeRequest): Promise<string> {
   try {
     return new TextDecoder().decode(await readNodeBody(req, { maxBytes: MAX_BODY_BYTES }));
   } catch (error) {
-    if (isDeliveryRejectedError(error)) {
+    if (isChurnRiskError(error, 'DeliveryRejectedError')) {
       throw new OpsError(
         'PAYLOAD_TOO_LARGE',
         413,

@@ -1,10 +1,5 @@
-import type {
-  FailedAlert,
-  FailedListOptions,
-  LogMethod,
-  QueueCounts,
-  QueueHealth,
-} from '@churn-risk/core';
+import type { FailedAlert, Logger } from '@churn-risk/core';
+import type { FailedListOptions, QueueCounts, QueueHealth } from '@churn-risk/core/store';
 import type { NodeRequest, NodeResponse } from '@churn-risk/core/adapter';
 
 /**
@@ -60,7 +55,7 @@ export interface OpsHandlerOptions {
   /** Longest wait for each store call, in ms; beyond it the page says the store did not answer. Default 5,000. */
   timeoutMs?: number | undefined;
   /** Where errors of the store and of `authorize` are reported. Default `console`. */
-  logger?: { error: LogMethod } | undefined;
+  logger?: Pick<Logger, 'error'> | undefined;
 }
 
 /** The handler `createOpsHandler` returns: a Fetch handler, with a Node request listener. */

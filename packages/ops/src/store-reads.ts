@@ -1,5 +1,5 @@
-import { type FailedAlert, type QueueCounts, type QueueHealth } from '@churn-risk/core';
-import { withTimeout } from '@churn-risk/core/store';
+import { type FailedAlert } from '@churn-risk/core';
+import { withTimeout, type QueueCounts, type QueueHealth } from '@churn-risk/core/store';
 import { OpsError } from './ops-error.js';
 import type { ResolvedOptions } from './resolve-options.js';
 

@@ -1,9 +1,4 @@
-import {
-  type FailedAlert,
-  type FailedListOptions,
-  type QueueCounts,
-  type QueueHealth,
-} from '@churn-risk/core';
+import { type FailedAlert } from '@churn-risk/core';
 import {
   resolveFailedListOptions,
   withTimeout,
@@ -15,6 +10,9 @@ import {
   type StoreAcceptOptions,
   type StoredAlert,
   type TakeOptions,
+  type FailedListOptions,
+  type QueueCounts,
+  type QueueHealth,
 } from '@churn-risk/core/store';
 import { createHash } from 'node:crypto';
 import type pg from 'pg';

@@ -1,5 +1,9 @@
-import { type FailedAlert, type FailedListOptions, type QueueCounts } from '@churn-risk/core';
-import { resolveFailedListOptions } from '@churn-risk/core/store';
+import { type FailedAlert } from '@churn-risk/core';
+import {
+  resolveFailedListOptions,
+  type FailedListOptions,
+  type QueueCounts,
+} from '@churn-risk/core/store';
 import type { Job, Queue } from 'bullmq';
 import type { AlertJobData } from './job-data.js';
 

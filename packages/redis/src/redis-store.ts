@@ -1,9 +1,4 @@
-import {
-  type FailedAlert,
-  type FailedListOptions,
-  type QueueCounts,
-  type QueueHealth,
-} from '@churn-risk/core';
+import { type FailedAlert } from '@churn-risk/core';
 import {
   withTimeout,
   type AlertStore,
@@ -14,6 +9,9 @@ import {
   type StoreAcceptOptions,
   type StoredAlert,
   type TakeOptions,
+  type FailedListOptions,
+  type QueueCounts,
+  type QueueHealth,
 } from '@churn-risk/core/store';
 import { Job, Queue, Worker, type JobJson, type JobsOptions } from 'bullmq';
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-import type { wire } from '@churn-risk/core';
+import type * as wire from '@churn-risk/core/wire';
 import type { z } from 'zod';
 
 /** One event as the API takes it (`BulkEventItem`). */

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChurnRiskClient, PRODUCTION_BASE_URL, STAGING_BASE_URL } from '@churn-risk/core';
+import { ChurnRiskClient } from '@churn-risk/core';
+import { PRODUCTION_BASE_URL, STAGING_BASE_URL } from '@churn-risk/core/wire';
 import {
   API_KEY,
   startFakeService,

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ChurnRiskClient, PRODUCTION_BASE_URL, STAGING_BASE_URL } from '@churn-risk/core';
+import { ChurnRiskClient } from '@churn-risk/core';
+import { PRODUCTION_BASE_URL, STAGING_BASE_URL } from '@churn-risk/core/wire';
 import { API_KEY, startFakeService, type FakeService } from './fake-service.test-util.js';
 
 // Each test sets exactly the variables it means; whatever the shell running the tests exported

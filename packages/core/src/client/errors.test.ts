@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChurnRiskClient, ServiceError, isServiceError } from '@churn-risk/core';
+import { ChurnRiskClient, ServiceError, isChurnRiskError } from '@churn-risk/core';
 import { API_KEY, startFakeService, type FakeService } from './fake-service.test-util.js';
 
 let service: FakeService;
@@ -48,7 +48,7 @@ describe('status to code, when the body has no code', () => {
       requestId: `req_${status}`,
     });
     expect(error.message).toContain(String(status));
-    expect(isServiceError(error)).toBe(true);
+    expect(isChurnRiskError(error, 'ServiceError')).toBe(true);
     expect(service.requests).toHaveLength(1);
   });
 });

@@ -5,8 +5,8 @@ import {
   type AlertContext,
   type ChurnRiskAlert,
   type Receiver,
-  type ReceiverResult,
 } from '@churn-risk/core';
+import { type ReceiverResult } from '@churn-risk/core/adapter';
 import { createDurableQueue, createMemoryStore } from '@churn-risk/core/store';
 
 describe('receiver types', () => {

@@ -6,7 +6,7 @@ import { refuseUnknownOptions } from '../options/known-options.js';
 import { integerOption } from '../options/integer-option.js';
 import { DEFAULT_KEEP_ALIVE_BUDGET_MS } from '../processing/keep-alive.js';
 import { MEMORY_QUEUE_DEFAULTS } from '../processing/memory-queue.js';
-import { resolveRetryPolicy } from '../processing/retry-policy.js';
+import { DEFAULT_HANDLER_RETRIES, resolveRetryPolicy } from '../processing/retry-policy.js';
 import type { RetryPolicy } from '../queue-port/try-types.js';
 import type { ReceiverOptions } from '../receiver/types.js';
 
@@ -41,6 +41,7 @@ export const RECEIVER_DEFAULTS = Object.freeze({
   maxBodyBytes: 1_048_576,
   mode: 'async',
   concurrency: 10,
+  retries: DEFAULT_HANDLER_RETRIES,
   ...MEMORY_QUEUE_DEFAULTS,
 });
 

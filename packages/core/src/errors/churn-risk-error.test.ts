@@ -5,11 +5,7 @@ import {
   ChurnRiskError,
   DeliveryRejectedError,
   HandlersFailedError,
-  isDeliveryRejectedError,
-  isIntegrationError,
-  isNonRetryableError,
-  isServiceError,
-  isWebhookVerificationError,
+  isChurnRiskError,
   IntegrationError,
   NonRetryableError,
   ReceiverUnavailableError,
@@ -61,21 +57,59 @@ describe('ChurnRiskError', () => {
     expect(new ServiceError({ code: 'NOT_FOUND', message: 'x', status: 404 }).status).toBe(404);
   });
 
-  it('leaves the is… guards as they were, also for a copy of the package', () => {
-    expect(isWebhookVerificationError(new WebhookVerificationError('INVALID_SIGNATURE', 'x'))).toBe(
-      true,
-    );
-    expect(isDeliveryRejectedError(new DeliveryRejectedError('INVALID_PAYLOAD', 'x'))).toBe(true);
-    expect(isIntegrationError(new IntegrationError('RAW_BODY_MISSING', 'x'))).toBe(true);
-    expect(isNonRetryableError(new NonRetryableError('x'))).toBe(true);
-    expect(isServiceError(new ServiceError({ code: 'TIMEOUT', message: 'x' }))).toBe(true);
+  it('isChurnRiskError(error, name) tells each class apart, also for a copy of the package', () => {
+    expect(
+      isChurnRiskError(
+        new WebhookVerificationError('INVALID_SIGNATURE', 'x'),
+        'WebhookVerificationError',
+      ),
+    ).toBe(true);
+    expect(
+      isChurnRiskError(new DeliveryRejectedError('INVALID_PAYLOAD', 'x'), 'DeliveryRejectedError'),
+    ).toBe(true);
+    expect(
+      isChurnRiskError(new IntegrationError('RAW_BODY_MISSING', 'x'), 'IntegrationError'),
+    ).toBe(true);
+    expect(isChurnRiskError(new NonRetryableError('x'), 'NonRetryableError')).toBe(true);
+    expect(
+      isChurnRiskError(new ServiceError({ code: 'TIMEOUT', message: 'x' }), 'ServiceError'),
+    ).toBe(true);
     const copy = Object.assign(new Error('x'), {
       name: 'NonRetryableError',
       code: 'NON_RETRYABLE',
     });
-    expect(isNonRetryableError(copy)).toBe(true);
-    expect(isWebhookVerificationError(new DeliveryRejectedError('INVALID_PAYLOAD', 'x'))).toBe(
+    expect(isChurnRiskError(copy, 'NonRetryableError')).toBe(true);
+    expect(
+      isChurnRiskError(
+        new DeliveryRejectedError('INVALID_PAYLOAD', 'x'),
+        'WebhookVerificationError',
+      ),
+    ).toBe(false);
+  });
+
+  it('isChurnRiskError(error) is true for any churn-risk error, a subclass and a copy of a known class', () => {
+    // A subclass of the user's own, with a name of its own: recognised by instanceof.
+    class CrmDown extends NonRetryableError {
+      constructor(message: string) {
+        super(message);
+        Object.defineProperty(this, 'name', { value: 'CrmDown' });
+      }
+    }
+    expect(new CrmDown('down').name).toBe('CrmDown');
+    expect(isChurnRiskError(new CrmDown('down'))).toBe(true);
+    expect(isChurnRiskError(new CrmDown('down'), 'NonRetryableError')).toBe(true);
+    expect(isChurnRiskError(new AlertStalledError(4))).toBe(true);
+    expect(isChurnRiskError(new ReceiverUnavailableError('CLOSED', 'x'))).toBe(true);
+    const copy = Object.assign(new Error('x'), { name: 'ServiceError', code: 'TIMEOUT' });
+    expect(isChurnRiskError(copy)).toBe(true);
+    expect(isChurnRiskError(copy, 'ServiceError')).toBe(true);
+    // Not one: a plain error, an error of another name, a look-alike without a string code.
+    expect(isChurnRiskError(new Error('x'))).toBe(false);
+    expect(isChurnRiskError(Object.assign(new Error('x'), { name: 'TypeError', code: 'X' }))).toBe(
       false,
     );
+    expect(isChurnRiskError(Object.assign(new Error('x'), { name: 'ServiceError' }))).toBe(false);
+    expect(isChurnRiskError({ name: 'ServiceError', code: 'TIMEOUT' })).toBe(false);
+    expect(isChurnRiskError(new CrmDown('down'), 'ServiceError')).toBe(false);
   });
 });

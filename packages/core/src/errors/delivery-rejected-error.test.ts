@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createReceiver,
   DeliveryRejectedError,
-  isDeliveryRejectedError,
-  isWebhookVerificationError,
+  isChurnRiskError,
   WebhookVerificationError,
 } from '@churn-risk/core';
 import { deliveryRefusal, payloadTooLarge } from '@churn-risk/core/adapter';
@@ -25,17 +24,20 @@ describe('DeliveryRejectedError', () => {
 
   it('is told apart from a verification error, also across copies of the package', () => {
     const rejected = new DeliveryRejectedError('INVALID_PAYLOAD', 'x');
-    expect(isDeliveryRejectedError(rejected)).toBe(true);
-    expect(isWebhookVerificationError(rejected)).toBe(false);
-    expect(isDeliveryRejectedError(new WebhookVerificationError('INVALID_SIGNATURE', 'x'))).toBe(
-      false,
-    );
+    expect(isChurnRiskError(rejected, 'DeliveryRejectedError')).toBe(true);
+    expect(isChurnRiskError(rejected, 'WebhookVerificationError')).toBe(false);
+    expect(
+      isChurnRiskError(
+        new WebhookVerificationError('INVALID_SIGNATURE', 'x'),
+        'DeliveryRejectedError',
+      ),
+    ).toBe(false);
     const copy = Object.assign(new Error('x'), {
       name: 'DeliveryRejectedError',
       code: 'PAYLOAD_TOO_LARGE',
       status: 413,
     });
-    expect(isDeliveryRejectedError(copy)).toBe(true);
+    expect(isChurnRiskError(copy, 'DeliveryRejectedError')).toBe(true);
     expect(deliveryRefusal(copy)).toEqual({ status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'x' });
   });
 

@@ -2,10 +2,9 @@ import {
   churnRiskAlertSchema,
   createReceiver,
   extraFields,
-  signPayload,
   type ChurnRiskAlert,
 } from '@churn-risk/core';
-import { createTestAlert } from '@churn-risk/core/testing';
+import { createTestAlert, signPayload } from '@churn-risk/core/testing';
 import { describe, expect, it } from 'vitest';
 
 const SECRET = 'whsec_extra_fields';

@@ -3,7 +3,7 @@ import {
   ChurnRiskClient,
   createReceiver,
   defaultShouldRetry,
-  isNonRetryableError,
+  isChurnRiskError,
   NonRetryableError,
   ServiceError,
   type Logger,
@@ -188,14 +188,16 @@ describe('NonRetryableError', () => {
     });
     expect(error.cause).toBe(cause);
     expect(error).toBeInstanceOf(Error);
-    expect(isNonRetryableError(error)).toBe(true);
+    expect(isChurnRiskError(error, 'NonRetryableError')).toBe(true);
     const copy = Object.assign(new Error('x'), {
       name: 'NonRetryableError',
       code: 'NON_RETRYABLE',
     });
-    expect(isNonRetryableError(copy)).toBe(true);
-    expect(isNonRetryableError(new Error('x'))).toBe(false);
-    expect(isNonRetryableError({ name: 'NonRetryableError', code: 'NON_RETRYABLE' })).toBe(false);
+    expect(isChurnRiskError(copy, 'NonRetryableError')).toBe(true);
+    expect(isChurnRiskError(new Error('x'), 'NonRetryableError')).toBe(false);
+    expect(
+      isChurnRiskError({ name: 'NonRetryableError', code: 'NON_RETRYABLE' }, 'NonRetryableError'),
+    ).toBe(false);
   });
 
   it('the default shouldRetry: false for it and for retryable: false, true otherwise', () => {
@@ -250,7 +252,7 @@ for (const name of Object.keys(MODES) as (keyof typeof MODES)[]) {
       await mode.deliver();
       expect(runs).toBe(1);
       expect(reported).toHaveLength(1);
-      expect(isNonRetryableError(reported[0])).toBe(true);
+      expect(isChurnRiskError(reported[0], 'NonRetryableError')).toBe(true);
       expect(mode.scheduledRetries()).toBe(0);
     });
 

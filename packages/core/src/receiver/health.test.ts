@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createReceiver, type QueueHealth } from '@churn-risk/core';
-import { createMemoryQueue, type AlertQueue } from '@churn-risk/core/store';
+import { createReceiver } from '@churn-risk/core';
+import { createMemoryQueue, type AlertQueue, type QueueHealth } from '@churn-risk/core/store';
 
 /** The default queue, plus a store whose health answers as given. */
 function queueReporting(health: () => Promise<QueueHealth>): AlertQueue {

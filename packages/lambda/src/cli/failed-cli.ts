@@ -4,8 +4,7 @@ import {
   type CliIo,
   type FailedCliBackend,
 } from '@churn-risk/core/cli';
-import { type QueueHealth } from '@churn-risk/core';
-import { withTimeout } from '@churn-risk/core/store';
+import { withTimeout, type QueueHealth } from '@churn-risk/core/store';
 import { SqsQueueError, type SqsResourceOption } from '../sqs/sqs-errors.js';
 import { createSqsQueue } from '../sqs/sqs-queue.js';
 

@@ -1,5 +1,9 @@
-import { type FailedAlert, type FailedListOptions } from '@churn-risk/core';
-import { resolveFailedListOptions, type QueuedAlert } from '@churn-risk/core/store';
+import { type FailedAlert } from '@churn-risk/core';
+import {
+  resolveFailedListOptions,
+  type QueuedAlert,
+  type FailedListOptions,
+} from '@churn-risk/core/store';
 import type { AwsCalls } from './aws-sdk.js';
 import { epochSeconds } from './dynamo-identities.js';
 

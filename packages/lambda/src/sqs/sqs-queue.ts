@@ -1,9 +1,4 @@
-import {
-  type FailedAlert,
-  type FailedListOptions,
-  type QueueCounts,
-  type QueueHealth,
-} from '@churn-risk/core';
+import { type FailedAlert } from '@churn-risk/core';
 import {
   createPushQueue,
   withTimeout,
@@ -13,6 +8,9 @@ import {
   type PushQueue,
   type PushVerdict,
   type QueuedAlert,
+  type FailedListOptions,
+  type QueueCounts,
+  type QueueHealth,
 } from '@churn-risk/core/store';
 import { awsCalls, describeError, type AwsCalls } from './aws-sdk.js';
 import { DynamoFailedTable, type StoredFailure } from './dynamo-failed-table.js';

@@ -1,4 +1,4 @@
-import { ChurnRiskError, isServiceError } from '@churn-risk/core';
+import { ChurnRiskError, isChurnRiskError } from '@churn-risk/core';
 import { SandboxClient } from '../client/sandbox-client.js';
 import type { DeliveryFilter } from '../deliveries/delivery-filter.js';
 import type { DeliveryRecord } from '../deliveries/delivery-record.js';
@@ -74,7 +74,7 @@ export interface SandboxConnection {
 
 function contactError(url: string, apiKey: string, error: unknown): SandboxContactError {
   const hide = (text: string): string => redact(text, apiKey, '[API key]');
-  if (!isServiceError(error)) {
+  if (!isChurnRiskError(error, 'ServiceError')) {
     return new SandboxContactError(
       url,
       'NETWORK_ERROR',

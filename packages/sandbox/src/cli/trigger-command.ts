@@ -1,4 +1,5 @@
-import { signPayload, type ChurnRiskAlert } from '@churn-risk/core';
+import { type ChurnRiskAlert } from '@churn-risk/core';
+import { signPayload } from '@churn-risk/core/testing';
 import { DELIVERY_POLICY } from '../deliveries/retry-schedule.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../deliveries/send-attempt.js';
 import { RECOMMENDATIONS } from '../scoring/signal-table.js';

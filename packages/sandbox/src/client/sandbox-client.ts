@@ -1,4 +1,5 @@
-import { codeForStatus, ServiceError } from '@churn-risk/core';
+import { ServiceError } from '@churn-risk/core';
+import { codeForStatus } from '@churn-risk/core/wire';
 import type { DashboardState } from '../dashboard/dashboard-state.js';
 import type { DeliveryFilter } from '../deliveries/delivery-filter.js';
 import type { DeliveryRecord } from '../deliveries/delivery-record.js';

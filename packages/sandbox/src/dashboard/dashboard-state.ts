@@ -1,4 +1,4 @@
-import type { wire } from '@churn-risk/core';
+import type * as wire from '@churn-risk/core/wire';
 import type { ChaosSettings } from '../chaos/chaos.js';
 import type { SandboxClock } from '../clock/clock.js';
 import type { Deliveries, DeliveryRecord } from '../deliveries/delivery-record.js';

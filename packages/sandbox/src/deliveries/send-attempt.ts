@@ -1,4 +1,4 @@
-import { signPayload, type SignedHeaders } from '@churn-risk/core';
+import { signPayload, type SignedHeaders } from '@churn-risk/core/testing';
 import type { SandboxClock } from '../clock/clock.js';
 
 /** One try of a delivery, as the log shows it. */

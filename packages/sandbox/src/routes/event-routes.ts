@@ -1,4 +1,4 @@
-import { wire } from '@churn-risk/core';
+import * as wire from '@churn-risk/core/wire';
 import type { FastifyInstance } from 'fastify';
 import type { ChurnRiskService } from '../service/churn-risk-service.js';
 import { parseInput } from './parse-input.js';

@@ -1,4 +1,4 @@
-import { wire } from '@churn-risk/core';
+import * as wire from '@churn-risk/core/wire';
 import type { z } from 'zod';
 import { validationError } from '../server/api-error.js';
 

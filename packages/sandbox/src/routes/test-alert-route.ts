@@ -1,4 +1,4 @@
-import { wire } from '@churn-risk/core';
+import * as wire from '@churn-risk/core/wire';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../server/api-error.js';

@@ -1,4 +1,4 @@
-import { wire } from '@churn-risk/core';
+import * as wire from '@churn-risk/core/wire';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../server/api-error.js';
 import type { ChurnRiskService } from '../service/churn-risk-service.js';

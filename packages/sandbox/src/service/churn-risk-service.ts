@@ -10,7 +10,7 @@ import {
   type WatchRegistry,
 } from '../watches/watch-registry.js';
 import type { AtRiskQuery, EventItem, UserTraits, WatchOptions } from '../wire-types.js';
-import { wire } from '@churn-risk/core';
+import * as wire from '@churn-risk/core/wire';
 
 /** A `RiskScore` of the API. */
 export interface RiskScore extends ComputedRisk {

@@ -1,4 +1,4 @@
-import type { wire } from '@churn-risk/core';
+import type * as wire from '@churn-risk/core/wire';
 import type { SandboxClock } from '../clock/clock.js';
 import type { EventItem } from '../wire-types.js';
 import { scoreUser, type ComputedRisk } from '../scoring/score-user.js';

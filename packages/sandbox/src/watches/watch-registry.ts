@@ -1,4 +1,4 @@
-import { wire } from '@churn-risk/core';
+import * as wire from '@churn-risk/core/wire';
 import type { WatchOptions } from '../wire-types.js';
 
 /** A watch as stored: the `WatchedUser` of the API plus its alert bookkeeping. */
