@@ -99,7 +99,7 @@ const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, don
     errorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
       // Fastify stops reading at `bodyLimit`: answer with the receiver's own 413 body.
       if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw error;
-      send(reply, receiver.reject(payloadTooLarge(receiver.maxBodyBytes))); // logged, counted and passed to onRejected
+      send(reply, receiver.refuse(payloadTooLarge(receiver.maxBodyBytes))); // logged, counted and passed to onRejected
     },
   });
 

@@ -186,7 +186,7 @@ describe('createHandler after a middleware that read the body', () => {
         expect(error.message).toContain('before any middleware that reads the body');
         expect(error.message).toContain('c.req.arrayBuffer() or c.req.text()');
         expect(text).not.toContain(SECRET);
-        expect(rejected).toEqual([RAW_BODY_MISSING]); // went through receiver.reject: reported
+        expect(rejected).toEqual([RAW_BODY_MISSING]); // went through receiver.refuse: reported
         await receiver.drain({ timeoutMs: 5000 });
         expect(seen).toEqual([]);
       });

@@ -45,11 +45,11 @@ async function handlePost(
   try {
     body = await rawBodyOf(c, receiver.maxBodyBytes);
   } catch (error) {
-    return toResponse(receiver.reject(error)); // the read failed: logged and reported
+    return toResponse(receiver.refuse(error)); // the read failed: logged and reported
   }
   if (body === STREAM && !bodyTaken(request)) return receiver.fetch(request, { waitUntil });
   if (body === STREAM || body === undefined) {
-    return toResponse(receiver.reject(rawBodyMissingError(RAW_BODY_FIX)));
+    return toResponse(receiver.refuse(rawBodyMissingError(RAW_BODY_FIX)));
   }
   const { method, headers } = request;
   return toResponse(await receiver.handle({ method, headers, body, waitUntil }));
@@ -77,7 +77,7 @@ export function createHandler(receiver: Receiver, options: HonoHandlerOptions = 
     try {
       waitUntil = keepAlive(c);
     } catch (error) {
-      return toResponse(receiver.reject(error)); // a custom option failed: nothing accepted
+      return toResponse(receiver.refuse(error)); // a custom option failed: nothing accepted
     }
     const request = c.req.raw;
     // Other methods: the receiver answers 405 without reading.

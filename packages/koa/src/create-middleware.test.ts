@@ -117,7 +117,7 @@ describe('createMiddleware with body parsers', () => {
     expect(error.message).toContain('before the body parser');
     expect(error.message).toContain('ctx.request.rawBody');
     expect(response.text).not.toContain(SECRET);
-    expect(rejected).toEqual([RAW_BODY_MISSING]); // through receiver.reject: logged and reported
+    expect(rejected).toEqual([RAW_BODY_MISSING]); // through receiver.refuse: logged and reported
     await receiver.drain({ timeoutMs: 5000 });
     expect(seen).toEqual([]);
   });

@@ -35,7 +35,7 @@ async function answer(receiver: Receiver, event: LambdaHttpEvent): Promise<Lambd
     const body = method.toUpperCase() === 'POST' ? eventBody(event, receiver.maxBodyBytes) : null;
     result = await receiver.handle({ method, headers, body });
   } catch (error) {
-    result = receiver.reject(error); // 413 before decoding: logged and reported like any refusal
+    result = receiver.refuse(error); // 413 before decoding: logged and reported like any refusal
   }
   // Lambda freezes the environment once the handler returns: finish the alert first (its
   // handlers ran, or a durable queue holds it).

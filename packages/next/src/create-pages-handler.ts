@@ -28,10 +28,10 @@ export function createPagesHandler(
   options: NextHandlerOptions = {},
 ): PagesHandler {
   checkHandlerOptions('createPagesHandler', options);
-  // A `NextReceiver` may lack `reject` (a test double): refusals are then answered as they are.
+  // A `NextReceiver` may lack `refuse` (a test double): refusals are then answered as they are.
   const target = {
     handle: (request: Parameters<NextReceiver['handle']>[0]) => receiver.handle(request),
-    reject: (error: unknown) => receiver.reject?.(error) ?? errorResponse(error),
+    refuse: (error: unknown) => receiver.refuse?.(error) ?? errorResponse(error),
     maxBodyBytes: receiver.maxBodyBytes,
   };
   return async (req: PagesRequest, res: ServerResponse) => {

@@ -162,7 +162,7 @@ class WebhookReceiver implements Receiver {
       new TryRunner(this.#registry, config.concurrency, config.retry, this.#counts, this.#observer),
     );
     const handle = (request: ReceiverRequest): Promise<ReceiverResult> => this.handle(request);
-    const refuse = (error: unknown): ReceiverResult => this.reject(error);
+    const refuse = (error: unknown): ReceiverResult => this.refuse(error);
     this.fetch = createFetchHandler(handle, config.maxBodyBytes, refuse);
     this.node = createNodeHandler(handle, config.maxBodyBytes, refuse);
   }
@@ -215,7 +215,7 @@ class WebhookReceiver implements Receiver {
     return receiverHealth(this.#queue, this.#closed);
   }
 
-  reject(error: unknown): ReceiverResult {
+  refuse(error: unknown): ReceiverResult {
     return this.#refused(error, undefined);
   }
 

@@ -15,7 +15,7 @@ const FIX = { rawBodyFix: 'Hand the request over unread.' };
 function recordingReceiver(maxBodyBytes = 16) {
   const handled: (Omit<ReceiverRequest, 'body'> & { body: string | null })[] = [];
   const rejected: unknown[] = [];
-  const receiver: Pick<Receiver, 'handle' | 'maxBodyBytes' | 'reject'> = {
+  const receiver: Pick<Receiver, 'handle' | 'maxBodyBytes' | 'refuse'> = {
     maxBodyBytes,
     handle: (request) => {
       const { body } = request;
@@ -30,7 +30,7 @@ function recordingReceiver(maxBodyBytes = 16) {
       });
       return Promise.resolve(jsonResult(202, { received: true }));
     },
-    reject: (error) => {
+    refuse: (error) => {
       rejected.push(error);
       return errorResponse(error);
     },

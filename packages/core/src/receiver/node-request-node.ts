@@ -22,7 +22,7 @@ export function createNodeHandler(
   maxBytes: number,
   refuse: Refuse = errorResponse,
 ): Receiver['node'] {
-  const receiver = { handle, reject: refuse, maxBodyBytes: maxBytes };
+  const receiver = { handle, refuse, maxBodyBytes: maxBytes };
   const options = { rawBodyFix: NODE_FIX };
   return async function nodeHandler(req: NodeRequest, res: NodeResponse): Promise<void> {
     const result = await handleNodeRequest(receiver, req, options);

@@ -14,11 +14,11 @@ const MESSAGE =
 
 /**
  * The error of a body that something read before the receiver: `500 RAW_BODY_MISSING`, the
- * message ending with `fix`, what to change in that framework. Hand it to `receiver.reject` so
+ * message ending with `fix`, what to change in that framework. Hand it to `receiver.refuse` so
  * that it is logged and reported like any refused delivery.
  *
  * @example
- * sendNodeResponse(res, receiver.reject(rawBodyMissingError('Mount the middleware before express.json().')));
+ * sendNodeResponse(res, receiver.refuse(rawBodyMissingError('Mount the middleware before express.json().')));
  */
 export function rawBodyMissingError(fix: string): IntegrationError {
   return new IntegrationError('RAW_BODY_MISSING', `${MESSAGE} ${fix}`);
@@ -28,7 +28,7 @@ export function rawBodyMissingError(fix: string): IntegrationError {
  * The adapters' answer when a body parser consumed the body: `500`,
  * `{"error":{"code":"RAW_BODY_MISSING","message":...}}`, the message ending with `fix`, what to
  * change in that framework. Never echoes the request. Prefer
- * `receiver.reject(rawBodyMissingError(fix))`, which also logs it.
+ * `receiver.refuse(rawBodyMissingError(fix))`, which also logs it.
  *
  * @example
  * sendNodeResponse(res, rawBodyMissingResult('Mount the middleware before express.json().'));

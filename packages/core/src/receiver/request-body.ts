@@ -184,7 +184,7 @@ export interface NodeRequestOptions {
  * if (result !== undefined) sendNodeResponse(res, result);
  */
 export async function handleNodeRequest(
-  receiver: Pick<Receiver, 'handle' | 'reject' | 'maxBodyBytes'>,
+  receiver: Pick<Receiver, 'handle' | 'refuse' | 'maxBodyBytes'>,
   req: NodeRequest,
   options: NodeRequestOptions,
 ): Promise<ReceiverResult | undefined> {
@@ -199,13 +199,13 @@ export async function handleNodeRequest(
     // A parser read the stream (into an object) and kept no bytes: do not wait for it. The stream's
     // state decides too, not only the parser's result: body-parser 1.x sets `{}` on bodies it skips.
     if (options.consumed === true || req.readableEnded) {
-      return receiver.reject(rawBodyMissingError(options.rawBodyFix)); // logged, reported
+      return receiver.refuse(rawBodyMissingError(options.rawBodyFix)); // logged, reported
     }
     try {
       body = await readNodeBody(req, { maxBytes: receiver.maxBodyBytes });
     } catch (error) {
       if (req.destroyed && deliveryRefusal(error) === undefined) return undefined; // client gone
-      const refused = receiver.reject(error); // logged and reported like any refused delivery
+      const refused = receiver.refuse(error); // logged and reported like any refused delivery
       return { ...refused, headers: { ...refused.headers, connection: 'close' } };
     }
   }

@@ -260,7 +260,7 @@ export interface Receiver<E = WebhookEventMap> {
    * `maxBodyBytes` while reading it): logged, passed to `onRejected` and counted like any refused
    * delivery. An error that is not a refusal (`WebhookVerificationError`, `DeliveryRejectedError`, ...) is answered 500 `INTERNAL_ERROR`.
    */
-  reject(error: unknown): ReceiverResult;
+  refuse(error: unknown): ReceiverResult;
   /**
    * Web `Request` in, `Response` out. `waitUntil`, when given, is called before the alert is
    * accepted with a promise that settles once it is processed; if it throws, nothing is accepted
