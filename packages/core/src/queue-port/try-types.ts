@@ -3,6 +3,7 @@ import type { ReceiverObserver } from '../observability/receiver-observer.js';
 import type { TracerSpanContext as SpanContext } from '../observability/receiver-tracer.js';
 import type { ReceiverTelemetry } from '../observability/telemetry.js';
 import type { ChurnRiskAlert } from '../payload/alert-schema.js';
+import type { AlertRecord } from './alert-queue.js';
 import type { ErrorHandler, HandlerRegistration } from './handler-types.js';
 
 // The types of the try protocol, shared by its three parts: the handler registry
@@ -40,7 +41,8 @@ export interface RetryPolicy {
 }
 
 /**
- * What one try decided. `succeeded` is the record of the handlers that have succeeded for the
+ * What one try decided, as the try runner gives it (the tries are not counted in it: a durable
+ * queue writes the `AlertVerdict` made of it, with them). `succeeded` is the record of the handlers that have succeeded for the
  * alert so far (their ids; a handler without an id, possible only where it is the alert's one
  * handler on a durable queue, by a key of its position, `recordKey`): the next try skips exactly
  * these. `failures` are the handlers that failed this try.
@@ -63,9 +65,5 @@ export interface TryLease {
   readonly stalls: number;
 }
 
-/** A stored alert's state at its take: the tries made, the record, and how often it stalled. */
-export interface StoredTry {
-  readonly tries: number;
-  readonly succeeded: readonly string[];
-  readonly stalls: number;
-}
+/** What a try of a durable queue reads from the alert's record: tries, the record, the stalls. */
+export type StoredTry = Required<Pick<AlertRecord, 'tries' | 'succeeded' | 'stalls'>>;

@@ -9,9 +9,9 @@ import {
   withTimeout,
   type AcceptResult,
   type AlertProcessor,
-  type DeliveredAlert,
+  type AlertRecord,
+  type AlertVerdict,
   type PushQueue,
-  type PushVerdict,
   type QueuedAlert,
 } from '@churn-risk/core/store';
 import { awsCalls, describeError, type AwsCalls } from './aws-sdk.js';
@@ -139,8 +139,8 @@ class SqsQueueMode implements SqsQueue {
   }
 
   runDelivered(
-    message: DeliveredAlert,
-    apply: (verdict: PushVerdict) => Promise<boolean>,
+    message: AlertRecord,
+    apply: (verdict: AlertVerdict) => Promise<boolean>,
   ): Promise<void> {
     return this.#push.runDelivered(message, apply);
   }
@@ -250,7 +250,7 @@ class SqsQueueMode implements SqsQueue {
     }
   }
 
-  async #apply(entry: QueuedAlert, verdict: PushVerdict): Promise<boolean> {
+  async #apply(entry: QueuedAlert, verdict: AlertVerdict): Promise<boolean> {
     if (verdict.outcome === 'retry') {
       await this.#send(messageOf(entry, verdict.tries, verdict.succeeded), verdict.delayMs);
     } else if (verdict.outcome === 'failed') {
