@@ -3,8 +3,7 @@ import type { ReceiverObserver } from '../observability/receiver-observer.js';
 import type { TracerSpanContext as SpanContext } from '../observability/receiver-tracer.js';
 import type { ReceiverTelemetry } from '../observability/telemetry.js';
 import type { ChurnRiskAlert } from '../payload/alert-schema.js';
-import type { AlertRecord } from './alert-queue.js';
-import type { ErrorHandler, HandlerRegistration } from './handler-types.js';
+import type { AlertRecord, ErrorHandler, HandlerRegistration } from './handler-types.js';
 
 // The types of the try protocol, shared by its three parts: the handler registry
 // (handler-registry.ts), the try runner (try-protocol.ts) and failure reporting
