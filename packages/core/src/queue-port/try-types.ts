@@ -40,11 +40,11 @@ export interface RetryPolicy {
 }
 
 /**
- * What one try decided, as the try runner gives it (the tries are not counted in it: a durable
- * queue writes the `AlertVerdict` made of it, with them). `succeeded` is the record of the handlers that have succeeded for the
- * alert so far (their ids; a handler without an id, possible only where it is the alert's one
- * handler on a durable queue, by a key of its position, `recordKey`): the next try skips exactly
- * these. `failures` are the handlers that failed this try.
+ * What one try decided, as the try runner gives it: a durable queue writes the `AlertVerdict` made
+ * of it, with the tries counted. `succeeded` is the record of the handlers that have succeeded
+ * for the alert so far (their ids; a handler without an id, possible only where it is the alert's
+ * one handler on a durable queue, by a key of its position, `recordKey`): the next try skips
+ * exactly these. `failures` are the handlers that failed this try.
  */
 export type TryVerdict =
   | { readonly outcome: 'completed' }

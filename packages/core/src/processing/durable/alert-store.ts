@@ -41,7 +41,7 @@ export type AlertVerdict =
       readonly delayMs: number;
       /** Tries made, this one included: the back end writes the number, it never increments one. */
       readonly tries: number;
-      /** Ids of the handlers that succeeded so far, this try's included: the next try skips them. */
+      /** Ids of the handlers that succeeded so far (this try's too): the next try skips them. */
       readonly succeeded: readonly string[];
       /** The try's error (a `HandlersFailedError`); its message is kept. */
       readonly error: Error;

@@ -38,8 +38,8 @@ export interface PushQueue extends AlertQueue {
    * and delay; `failed`: the failed store) and resolves `true` once that went through. The
    * message is an `AlertRecord` as the previous try's verdict left it (`tries` 0 and `succeeded`
    * empty for the first delivery), with `stalls` the redeliveries the platform made without a
-   * verdict (its consumer died or timed out). A `failed` verdict reaches `onError` only after `apply`
-   * resolved `true`: exactly once per failed alert. Rejects only when `apply` rejects (then
+   * verdict (its consumer died or timed out). A `failed` verdict reaches `onError` only after
+   * `apply` resolved `true`: exactly once per failed alert. Rejects only when `apply` rejects (then
    * nothing was reported, and the platform redelivers the message).
    *
    * @example
@@ -61,9 +61,9 @@ export interface PushQueue extends AlertQueue {
 function toAlertVerdict(verdict: TryVerdict, tries: number): AlertVerdict {
   if (verdict.outcome === 'completed') return verdict;
   const { succeeded, error } = verdict;
-  if (verdict.outcome === 'failed')
-    return { outcome: 'failed', tries: tries + 1, succeeded, error };
-  return { outcome: 'retry', delayMs: verdict.delayMs, tries: tries + 1, succeeded, error };
+  const made = tries + 1;
+  if (verdict.outcome === 'failed') return { outcome: 'failed', tries: made, succeeded, error };
+  return { outcome: 'retry', delayMs: verdict.delayMs, tries: made, succeeded, error };
 }
 
 class PlatformPushQueue extends DurableQueueBase implements PushQueue {
