@@ -5,8 +5,8 @@ import {
   RENAMED_OPTIONS,
   refuseUnknownOptions,
   type DedupeStore,
+  type AlertVerdict,
   type PushQueue,
-  type PushVerdict,
   type QueuedAlert,
   type QueueHealth,
 } from '@churn-risk/core/store';
@@ -203,7 +203,7 @@ class CloudflareQueueMode implements CloudflareQueue {
       ? this.#maxStalls + 1
       : (body.stalls ?? 0) + Math.max(0, message.attempts - 1 - own);
     let { succeeded } = body;
-    const apply = async (verdict: PushVerdict): Promise<boolean> => {
+    const apply = async (verdict: AlertVerdict): Promise<boolean> => {
       if (verdict.outcome !== 'completed') ({ succeeded } = verdict);
       if (verdict.outcome === 'retry') {
         await this.#producer.send(messageOf(entry, verdict.tries, succeeded), {

@@ -16,15 +16,12 @@ export {
   resolveFailedListOptions,
   type AlertLeaseStore,
   type AlertStore,
-  type CompleteAndTake,
+  type AlertVerdict,
   type FailedAlert,
   type FailedAlertStore,
   type FailedListOptions,
-  type FailVerdict,
   type QueueCounts,
-  type RetryVerdict,
   type StoreAcceptOptions,
-  type StoredAlert,
   type TakeOptions,
 } from './processing/durable/alert-store.js';
 export {
@@ -36,10 +33,8 @@ export {
 export { createMemoryStore, type MemoryStoreOptions } from './processing/durable/memory-store.js';
 export {
   createPushQueue,
-  type DeliveredAlert,
   type PushQueue,
   type PushQueueOptions,
-  type PushVerdict,
 } from './processing/durable/push-queue.js';
 export { withTimeout } from './processing/durable/timing.js';
 export { RENAMED_OPTIONS, refuseUnknownOptions } from './options/known-options.js';
@@ -49,6 +44,7 @@ export type {
   AcceptedAlert,
   AlertProcessor,
   AlertQueue,
+  AlertRecord,
   KeepAlive,
   QueueHealth,
   QueuedAlert,
@@ -61,6 +57,6 @@ export {
   type MemoryDedupeStoreOptions,
 } from './processing/memory-dedupe-store.js';
 export type { DedupeStore } from './receiver/types.js';
-export type { RetryPolicy, StoredTry, TryInput, TryVerdict } from './queue-port/try-types.js';
+export type { RetryPolicy, TryInput } from './queue-port/try-types.js';
 export type { SweepOptions } from './queue-port/alert-queue.js';
 export type { TraceCarrier } from './observability/trace-carrier.js';

@@ -2,13 +2,11 @@ import { type FailedAlert } from '@churn-risk/core';
 import {
   resolveFailedListOptions,
   withTimeout,
+  type AlertRecord,
   type AlertStore,
-  type CompleteAndTake,
-  type FailVerdict,
+  type AlertVerdict,
   type QueuedAlert,
-  type RetryVerdict,
   type StoreAcceptOptions,
-  type StoredAlert,
   type TakeOptions,
   type FailedListOptions,
   type QueueCounts,
@@ -64,7 +62,7 @@ interface AlertRow {
   lapsed: boolean | null;
 }
 
-function storedAlert(row: AlertRow | undefined): StoredAlert | undefined {
+function alertRecord(row: AlertRow | undefined): Required<AlertRecord> | undefined {
   if (row?.id == null || row.entry === null) return undefined;
   return {
     id: row.id,
@@ -228,7 +226,7 @@ class PgAlertStore implements PostgresAlertStore {
    * one take of a process waits; while it does, another answers undefined at once, without a
    * query (nothing is due that the waiting one would not be woken for).
    */
-  async take(options: TakeOptions): Promise<StoredAlert | undefined> {
+  async take(options: TakeOptions): Promise<Required<AlertRecord> | undefined> {
     // Another take of this process waits for work: nothing is due that it would not be woken for
     // (a take that must not wait, a sweep's, asks all the same).
     if (this.#stopped || (options.wait !== false && this.#wakeUp.sleeping())) return undefined;
@@ -241,7 +239,7 @@ class PgAlertStore implements PostgresAlertStore {
         options.leaseMs,
       ]);
       const row = rows[0];
-      const taken = storedAlert(row);
+      const taken = alertRecord(row);
       if (taken !== undefined || options.wait === false) return taken;
       if (this.#isStopped() || this.#wakeUp.sleeping()) return undefined;
       if (this.#wakeUp.count !== seen) continue; // woken while asking: ask again
@@ -273,7 +271,11 @@ class PgAlertStore implements PostgresAlertStore {
     return this.#fenced(this.#sql.complete, id, token, []);
   }
 
-  async completeAndTake(id: string, token: string, next: TakeOptions): Promise<CompleteAndTake> {
+  async completeAndTake(
+    id: string,
+    token: string,
+    next: TakeOptions,
+  ): Promise<{ completed: boolean; next: Required<AlertRecord> | undefined }> {
     if (this.#stopped) return { completed: await this.complete(id, token), next: undefined };
     // An id that is no job id completes nothing; the take happens all the same.
     const { rows } = await this.#query<AlertRow & { completed: number }>(
@@ -281,10 +283,14 @@ class PgAlertStore implements PostgresAlertStore {
       [JOB_ID.test(id) ? id : '0', token, next.token, next.leaseMs],
     );
     const row = rows[0];
-    return { completed: row?.completed === 1, next: storedAlert(row) };
+    return { completed: row?.completed === 1, next: alertRecord(row) };
   }
 
-  async scheduleRetry(id: string, token: string, verdict: RetryVerdict): Promise<boolean> {
+  async scheduleRetry(
+    id: string,
+    token: string,
+    verdict: Extract<AlertVerdict, { outcome: 'retry' }>,
+  ): Promise<boolean> {
     const delayMs = Math.max(0, Math.round(verdict.delayMs));
     const written = await this.#fenced(this.#sql.scheduleRetry, id, token, [
       delayMs,
@@ -296,7 +302,11 @@ class PgAlertStore implements PostgresAlertStore {
     return written;
   }
 
-  fail(id: string, token: string, verdict: FailVerdict): Promise<boolean> {
+  fail(
+    id: string,
+    token: string,
+    verdict: Extract<AlertVerdict, { outcome: 'failed' }>,
+  ): Promise<boolean> {
     return this.#fenced(this.#sql.fail, id, token, [
       verdict.tries,
       [...verdict.succeeded],

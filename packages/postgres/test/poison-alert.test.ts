@@ -1,5 +1,5 @@
 import { createReceiver } from '@churn-risk/core';
-import { type StoredAlert } from '@churn-risk/core/store';
+import { type AlertRecord } from '@churn-risk/core/store';
 import { describe, expect, it } from 'vitest';
 import { createPostgresQueue, createPostgresStore } from '../src/index.js';
 import { deliveryOf, makeAlert, SECRET, until, usePostgres } from './helpers.js';
@@ -28,7 +28,7 @@ describe('a poison alert (real Postgres)', () => {
     expect((await web.handle(deliveryOf(poison))).status).toBe(202);
 
     for (let death = 0; death <= maxStalls; death++) {
-      let taken: StoredAlert | undefined;
+      let taken: Required<AlertRecord> | undefined;
       const token = `dying-${String(death)}`;
       await until(
         async () => {

@@ -107,9 +107,14 @@ describe('the Postgres store', () => {
       await store.accept(entry(), { dedupeTtlMs: 100 });
       const taken = await store.take({ token: 't2', leaseMs: 60_000 });
       const error = new Error('x');
-      expect(await store.fail(taken?.id ?? '', 't2', { error, tries: 1, succeeded: [] })).toBe(
-        true,
-      );
+      expect(
+        await store.fail(taken?.id ?? '', 't2', {
+          outcome: 'failed',
+          error,
+          tries: 1,
+          succeeded: [],
+        }),
+      ).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 1200));
       expect((await store.counts()).failed).toBe(1);
       await store.reclaimExpired(); // a consuming process sweeps, once a minute at most

@@ -1,13 +1,11 @@
 import { type FailedAlert } from '@churn-risk/core';
 import {
   withTimeout,
+  type AlertRecord,
   type AlertStore,
-  type CompleteAndTake,
-  type FailVerdict,
+  type AlertVerdict,
   type QueuedAlert,
-  type RetryVerdict,
   type StoreAcceptOptions,
-  type StoredAlert,
   type TakeOptions,
   type FailedListOptions,
   type QueueCounts,
@@ -65,8 +63,11 @@ function fetchedJob(result: unknown): { json: JobJson; id: string } | undefined 
   return { json: json as JobJson, id };
 }
 
+/** What `completeAndTake` resolves with: whether the completion went through, the next alert. */
+type Completion = Awaited<ReturnType<AlertStore['completeAndTake']>>;
+
 /** A completion that took nothing next. */
-const NOTHING_NEXT: CompleteAndTake = Object.freeze({ completed: true, next: undefined });
+const NOTHING_NEXT: Completion = Object.freeze({ completed: true, next: undefined });
 
 class BullMqAlertStore implements RedisAlertStore {
   readonly kind = 'redis';
@@ -111,7 +112,7 @@ class BullMqAlertStore implements RedisAlertStore {
     return job.id === jobId ? 'accepted' : 'duplicate';
   }
 
-  async take(options: TakeOptions): Promise<StoredAlert | undefined> {
+  async take(options: TakeOptions): Promise<Required<AlertRecord> | undefined> {
     if (this.#stopped) return undefined;
     const { worker } = this.#consume();
     // Typed as always a job; BullMQ answers undefined when nothing is due.
@@ -138,7 +139,7 @@ class BullMqAlertStore implements RedisAlertStore {
     });
   }
 
-  completeAndTake(id: string, token: string, next: TakeOptions): Promise<CompleteAndTake> {
+  completeAndTake(id: string, token: string, next: TakeOptions): Promise<Completion> {
     const known = this.#leases.get(id);
     // The hot path, an alert handed out here under this token, stays synchronous up to the write.
     if (known?.token === token) return this.#completeTaking(id, known, next);
@@ -149,7 +150,11 @@ class BullMqAlertStore implements RedisAlertStore {
     );
   }
 
-  scheduleRetry(id: string, token: string, verdict: RetryVerdict): Promise<boolean> {
+  scheduleRetry(
+    id: string,
+    token: string,
+    verdict: Extract<AlertVerdict, { outcome: 'retry' }>,
+  ): Promise<boolean> {
     return this.#finish(id, token, async (lease) => {
       const dueAt = Date.now() + verdict.delayMs;
       const data = {
@@ -164,7 +169,11 @@ class BullMqAlertStore implements RedisAlertStore {
     });
   }
 
-  fail(id: string, token: string, verdict: FailVerdict): Promise<boolean> {
+  fail(
+    id: string,
+    token: string,
+    verdict: Extract<AlertVerdict, { outcome: 'failed' }>,
+  ): Promise<boolean> {
     return this.#finish(id, token, async (lease) => {
       const data = { ...lease.data, tries: verdict.tries, succeeded: [...verdict.succeeded] };
       if (!(await this.#writeData(lease, data))) return false;
@@ -299,7 +308,7 @@ class BullMqAlertStore implements RedisAlertStore {
    * our own (`pnpm bench drain`). A refusal is a lost lease when BullMQ's lock says so, as in
    * `#finish`.
    */
-  #completeTaking(id: string, lease: Lease, next: TakeOptions): Promise<CompleteAndTake> {
+  #completeTaking(id: string, lease: Lease, next: TakeOptions): Promise<Completion> {
     const { worker } = this.#consume();
     const { job, lockToken } = lease;
     // Every job this store adds sets removeOnComplete; `false` keeps a job added without it, as
@@ -331,7 +340,7 @@ class BullMqAlertStore implements RedisAlertStore {
   }
 
   /** A completion refused (its lease was lost): a take all the same, at once (none once stopping). */
-  async #takeAfterRefusal(next: TakeOptions): Promise<CompleteAndTake> {
+  async #takeAfterRefusal(next: TakeOptions): Promise<Completion> {
     if (this.#stopped) return { completed: false, next: undefined };
     const job = (await this.#consume().worker.getNextJob(next.token, { block: false })) as
       Job<AlertJobData> | undefined;
@@ -346,7 +355,7 @@ class BullMqAlertStore implements RedisAlertStore {
     job: Job<AlertJobData>,
     options: TakeOptions,
     lockToken = options.token,
-  ): Promise<StoredAlert> {
+  ): Promise<Required<AlertRecord>> {
     if (options.leaseMs !== this.#options.leaseMs) {
       await job.extendLock(lockToken, options.leaseMs); // BullMQ locked it for our leaseMs
     }
@@ -354,7 +363,7 @@ class BullMqAlertStore implements RedisAlertStore {
   }
 
   /** Records the lease of a job just taken, locked for `leaseMs`, and hands it out. */
-  #record(job: Job<AlertJobData>, token: string, lockToken: string): StoredAlert {
+  #record(job: Job<AlertJobData>, token: string, lockToken: string): Required<AlertRecord> {
     const id = String(job.id);
     const data = job.data;
     this.#leases.set(id, { job, token, lockToken, data });

@@ -1,5 +1,5 @@
 import { createReceiver } from '@churn-risk/core';
-import { type StoredAlert } from '@churn-risk/core/store';
+import { type AlertRecord } from '@churn-risk/core/store';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createRedisQueue, createRedisStore, type RedisAlertStore } from '../src/index.js';
@@ -55,7 +55,7 @@ describe.each([1, 3])('reclaims with %i instance(s) on one Redis', (instances) =
     try {
       const store = (n: number): RedisAlertStore => stores[n % instances] as RedisAlertStore;
       await store(0).accept(queuedAlert(prefixSeq), { dedupeTtlMs: 60_000 });
-      let taken: StoredAlert | undefined = await store(0).take({
+      let taken: Required<AlertRecord> | undefined = await store(0).take({
         token: 'dead-0',
         leaseMs: LEASE_MS,
       });

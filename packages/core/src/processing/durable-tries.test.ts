@@ -12,8 +12,8 @@ import {
   type AlertProcessor,
   type AlertQueue,
   type QueuedAlert,
-  type TryVerdict,
 } from '@churn-risk/core/store';
+import type { TryVerdict } from '../queue-port/try-types.js';
 import { runStoredTry } from './try-protocol.js';
 
 // The try protocol a durable queue (Redis, or a future Postgres or SQS package) relies on: each

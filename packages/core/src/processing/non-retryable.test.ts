@@ -14,9 +14,9 @@ import {
   createDurableQueue,
   createMemoryStore,
   createPushQueue,
-  type DeliveredAlert,
+  type AlertRecord,
   type DurableQueue,
-  type PushVerdict,
+  type AlertVerdict,
 } from '@churn-risk/core/store';
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { API_KEY, startFakeService, type FakeService } from '../client/fake-service.test-util.js';
@@ -108,8 +108,8 @@ function durableMode(options: ModeOptions): Mode {
 
 /** The push entry point, over an in-memory stand-in for a platform queue (Cloudflare Queues). */
 function pushMode(options: ModeOptions): Mode {
-  const messages: DeliveredAlert[] = [];
-  const failedStore: { message: DeliveredAlert; verdict: PushVerdict }[] = [];
+  const messages: AlertRecord[] = [];
+  const failedStore: { message: AlertRecord; verdict: AlertVerdict }[] = [];
   let retries = 0;
   const queue = createPushQueue({
     kind: 'test-platform',

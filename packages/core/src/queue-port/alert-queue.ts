@@ -1,5 +1,5 @@
 import type { QueuedAlert } from './handler-types.js';
-export type { QueuedAlert } from './handler-types.js';
+export type { AlertRecord, QueuedAlert } from './handler-types.js';
 import type { Logger } from '../observability/logger.js';
 import type { TryInput } from './try-types.js';
 

@@ -85,3 +85,49 @@ export interface QueuedAlert {
    */
   traceContext?: Record<string, string>;
 }
+
+/**
+ * An alert between its tries, as a back end keeps it: the alert as it was accepted, and what core
+ * wrote after its last try. One type for both stages that hand one to core:
+ * - taken: what a pull store's `take` (and `completeAndTake`'s `next`) resolves with, under the
+ *   taker's lease. Every field is set there: the type is `Required<AlertRecord>`.
+ * - delivered: a message a push-based platform queue delivered, given to
+ *   `PushQueue.runDelivered`. It carries `entry`, `tries`, `succeeded`, and `stalls` where the
+ *   platform counts redeliveries; `id` and `lapsed` are not read.
+ */
+export interface AlertRecord {
+  /** The alert as it was accepted (`AlertStore.accept`, `PushQueueOptions.send`). */
+  readonly entry: QueuedAlert;
+  /**
+   * Tries made so far, 0 before the first: the `tries` of the last `retry` verdict (a pull store's
+   * `scheduleRetry`; a push queue's new message), reset to 0 by `retry(id)`. The try about to run
+   * is number `tries`, which the handlers see as `context.attempt`.
+   */
+  readonly tries: number;
+  /**
+   * Ids of the handlers that succeeded for the alert in earlier tries (the last verdict's
+   * `succeeded`): the next try skips them. Kept across a failure and a `retry(id)`.
+   */
+  readonly succeeded: readonly string[];
+  /**
+   * How often the alert stalled before this try: taken, how often a taker died or froze without
+   * writing a verdict, as core last wrote it (`extend(id, token, leaseMs, stalls)`; `retry(id)`
+   * sets 0); delivered, how often the platform redelivered the message without a verdict. Above
+   * `maxStalls`, core fails the alert without a try (a poison alert). Set on every taken record;
+   * a delivered message without it counts 0.
+   */
+  readonly stalls?: number;
+  /**
+   * Taken only: the store's id of the alert's job, what `extend`, `complete`, `scheduleRetry`,
+   * `fail` and `retry(id)` take (it may differ from the alert identity `entry.id`).
+   */
+  readonly id?: string;
+  /**
+   * Taken only: the previous taker of this alert lost its lease without writing a verdict (it died
+   * or froze) and `reclaimExpired` put the alert back, so this take is a takeover. Core counts the
+   * stall (`stalls + 1`), writes the count with `extend(id, token, leaseMs, stalls)` and fails the
+   * alert when it is above `maxStalls`. The store keeps the flag until one of core's writes clears
+   * it (that stall record, or any verdict); `retry(id)` clears it.
+   */
+  readonly lapsed?: boolean;
+}

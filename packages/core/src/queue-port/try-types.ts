@@ -3,7 +3,7 @@ import type { ReceiverObserver } from '../observability/receiver-observer.js';
 import type { TracerSpanContext as SpanContext } from '../observability/receiver-tracer.js';
 import type { ReceiverTelemetry } from '../observability/telemetry.js';
 import type { ChurnRiskAlert } from '../payload/alert-schema.js';
-import type { ErrorHandler, HandlerRegistration } from './handler-types.js';
+import type { AlertRecord, ErrorHandler, HandlerRegistration } from './handler-types.js';
 
 // The types of the try protocol, shared by its three parts: the handler registry
 // (handler-registry.ts), the try runner (try-protocol.ts) and failure reporting
@@ -40,10 +40,11 @@ export interface RetryPolicy {
 }
 
 /**
- * What one try decided. `succeeded` is the record of the handlers that have succeeded for the
- * alert so far (their ids; a handler without an id, possible only where it is the alert's one
- * handler on a durable queue, by a key of its position, `recordKey`): the next try skips exactly
- * these. `failures` are the handlers that failed this try.
+ * What one try decided, as the try runner gives it: a durable queue writes the `AlertVerdict` made
+ * of it, with the tries counted. `succeeded` is the record of the handlers that have succeeded
+ * for the alert so far (their ids; a handler without an id, possible only where it is the alert's
+ * one handler on a durable queue, by a key of its position, `recordKey`): the next try skips
+ * exactly these. `failures` are the handlers that failed this try.
  */
 export type TryVerdict =
   | { readonly outcome: 'completed' }
@@ -63,9 +64,5 @@ export interface TryLease {
   readonly stalls: number;
 }
 
-/** A stored alert's state at its take: the tries made, the record, and how often it stalled. */
-export interface StoredTry {
-  readonly tries: number;
-  readonly succeeded: readonly string[];
-  readonly stalls: number;
-}
+/** What a try of a durable queue reads from the alert's record: tries, the record, the stalls. */
+export type StoredTry = Required<Pick<AlertRecord, 'tries' | 'succeeded' | 'stalls'>>;

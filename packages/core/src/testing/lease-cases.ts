@@ -2,7 +2,7 @@
 // accepted to go first, the takeover of an expired lease (marked lapsed, the stall count kept), a
 // reclaim that does its whole job at every call, completeAndTake under the token, and writes
 // fenced by the lease token.
-import type { StoredAlert } from '../processing/durable/alert-store.js';
+import type { AlertRecord } from '../queue-port/alert-queue.js';
 import type { StoreCaseKit } from './store-fixture.js';
 import { check, queuedAlert, same, sleep, token } from './support.js';
 
@@ -27,7 +27,9 @@ export function leaseCases({ run, accepted, takeOne, takeOver, leaseMs }: StoreC
         (i % 2 === 0 ? a : b).take({ token: token(`t${String(i)}`), leaseMs: 60_000 }),
       ),
     );
-    const got = takes.filter((x): x is StoredAlert => x !== undefined).map((x) => x.entry.id);
+    const got = takes
+      .filter((x): x is Required<AlertRecord> => x !== undefined)
+      .map((x) => x.entry.id);
     same(got.length, 3, 'alerts handed out by 12 parallel takes of 3 alerts');
     same(new Set(got).size, 3, 'distinct alerts handed out');
     same([...got].sort(), alerts.map((x) => x.id).sort(), 'the alerts handed out');
@@ -75,6 +77,7 @@ export function leaseCases({ run, accepted, takeOne, takeOver, leaseMs }: StoreC
       same(await a.extend(third.id, third.token, 60_000, 2), true, 'extend with stalls 2');
       same(
         await a.scheduleRetry(third.id, third.token, {
+          outcome: 'retry',
           delayMs: 0,
           tries: 1,
           succeeded: [],
@@ -173,6 +176,7 @@ export function leaseCases({ run, accepted, takeOne, takeOver, leaseMs }: StoreC
     same(await a.complete(first.id, first.token), false, 'complete with the stale token');
     same(
       await a.scheduleRetry(first.id, first.token, {
+        outcome: 'retry',
         delayMs: 0,
         tries: 1,
         succeeded: ['x'],
@@ -182,7 +186,7 @@ export function leaseCases({ run, accepted, takeOne, takeOver, leaseMs }: StoreC
       'scheduleRetry with the stale token',
     );
     same(
-      await a.fail(first.id, first.token, { error, tries: 1, succeeded: ['x'] }),
+      await a.fail(first.id, first.token, { outcome: 'failed', error, tries: 1, succeeded: ['x'] }),
       false,
       'fail with the stale token',
     );

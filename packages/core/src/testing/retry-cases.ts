@@ -14,6 +14,7 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
     const scheduled = Date.now();
     same(
       await a.scheduleRetry(first.id, first.token, {
+        outcome: 'retry',
         delayMs,
         tries: 7,
         succeeded: [],
@@ -47,6 +48,7 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
       const error = new Error('Handler b failed');
       same(
         await a.scheduleRetry(first.id, first.token, {
+          outcome: 'retry',
           delayMs: 0,
           tries: 1,
           succeeded: ['a'],
@@ -58,7 +60,12 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
       const second = await takeOne(b, 'b');
       same([second.tries, second.succeeded], [1, ['a']], 'tries and record at the second take');
       same(
-        await b.fail(second.id, second.token, { error, tries: 2, succeeded: ['a', 'c'] }),
+        await b.fail(second.id, second.token, {
+          outcome: 'failed',
+          error,
+          tries: 2,
+          succeeded: ['a', 'c'],
+        }),
         true,
         'fail',
       );
@@ -82,6 +89,7 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
     let taken = await takeOne(a, 'a');
     for (let tries = 1; tries < 3; tries++) {
       await a.scheduleRetry(taken.id, taken.token, {
+        outcome: 'retry',
         delayMs: 0,
         tries,
         succeeded: [],
@@ -90,7 +98,12 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
       taken = await takeOne(a, 'a');
     }
     same(taken.tries, 2, 'tries before the failure');
-    await a.fail(taken.id, taken.token, { error: new Error('x'), tries: 3, succeeded: [] });
+    await a.fail(taken.id, taken.token, {
+      outcome: 'failed',
+      error: new Error('x'),
+      tries: 3,
+      succeeded: [],
+    });
     let refused = false;
     try {
       await b.retry('no-such-alert');
@@ -110,6 +123,7 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
       for (let i = 0; i < 3; i++) {
         const taken = await takeOne(a, 'a');
         await a.fail(taken.id, taken.token, {
+          outcome: 'failed',
           error: new Error('down'),
           tries: 1,
           succeeded: [],
@@ -127,7 +141,12 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
             continue;
           }
           refailed++;
-          await b.fail(taken.id, t, { error: new Error('down again'), tries: 1, succeeded: [] });
+          await b.fail(taken.id, t, {
+            outcome: 'failed',
+            error: new Error('down again'),
+            tries: 1,
+            succeeded: [],
+          });
         }
       })();
       let retried: number;

@@ -14,9 +14,10 @@ export function statusCases(
     const one = await takeOne(a, 'a');
     await a.complete(one.id, one.token);
     const two = await takeOne(b, 'b');
-    await b.fail(two.id, two.token, { error, tries: 1, succeeded: [] });
+    await b.fail(two.id, two.token, { outcome: 'failed', error, tries: 1, succeeded: [] });
     const three = await takeOne(a, 'a');
     await a.scheduleRetry(three.id, three.token, {
+      outcome: 'retry',
       delayMs: 600_000,
       tries: 1,
       succeeded: [],

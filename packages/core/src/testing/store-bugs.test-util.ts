@@ -1,6 +1,6 @@
 // The ten broken stores the contract must fail: six bugs of the storage port and four of its fenced, core-computed writes, each
 // with the case that catches it.
-import type { StoredAlert } from '@churn-risk/core/store';
+import type { AlertRecord } from '@churn-risk/core/store';
 import type { Bug } from './broken-stores.test-util.js';
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
@@ -26,7 +26,7 @@ export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
     caughtBy: 'take is exclusive',
     bug: (inner) => {
       // Whoever asks gets an alert, and any token writes: the first taker's lease is used for all.
-      const handedOut = new Map<string, { taken: StoredAlert; token: string }>();
+      const handedOut = new Map<string, { taken: Required<AlertRecord>; token: string }>();
       const holder = (id: string): string => handedOut.get(id)?.token ?? '';
       const done = <T>(id: string, result: Promise<T>): Promise<T> => {
         handedOut.delete(id);

@@ -1,7 +1,7 @@
 // The frame of every store case: two store instances on one back end (two processes), and the
 // steps the cases share (accept some alerts, take one, take one over once its lease expired).
-import type { AlertStore, StoredAlert } from '../processing/durable/alert-store.js';
-import type { QueuedAlert } from '../queue-port/alert-queue.js';
+import type { AlertStore } from '../processing/durable/alert-store.js';
+import type { AlertRecord, QueuedAlert } from '../queue-port/alert-queue.js';
 import type { Receiver } from '../receiver/types.js';
 import { eventually, queuedAlert, same, token, type ContractTestApi } from './support.js';
 
@@ -39,7 +39,7 @@ export interface StoreFixture {
 }
 
 /** An alert a take handed out, with the token it was taken with. */
-export type TakenAlert = StoredAlert & { token: string };
+export type TakenAlert = Required<AlertRecord> & { token: string };
 
 /** What the store case groups register and run their cases with. */
 export interface StoreCaseKit {

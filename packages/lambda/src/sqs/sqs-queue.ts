@@ -4,9 +4,9 @@ import {
   withTimeout,
   type AcceptResult,
   type AlertProcessor,
-  type DeliveredAlert,
+  type AlertRecord,
+  type AlertVerdict,
   type PushQueue,
-  type PushVerdict,
   type QueuedAlert,
   type FailedListOptions,
   type QueueCounts,
@@ -137,8 +137,8 @@ class SqsQueueMode implements SqsQueue {
   }
 
   runDelivered(
-    message: DeliveredAlert,
-    apply: (verdict: PushVerdict) => Promise<boolean>,
+    message: AlertRecord,
+    apply: (verdict: AlertVerdict) => Promise<boolean>,
   ): Promise<void> {
     return this.#push.runDelivered(message, apply);
   }
@@ -248,7 +248,7 @@ class SqsQueueMode implements SqsQueue {
     }
   }
 
-  async #apply(entry: QueuedAlert, verdict: PushVerdict): Promise<boolean> {
+  async #apply(entry: QueuedAlert, verdict: AlertVerdict): Promise<boolean> {
     if (verdict.outcome === 'retry') {
       await this.#send(messageOf(entry, verdict.tries, verdict.succeeded), verdict.delayMs);
     } else if (verdict.outcome === 'failed') {

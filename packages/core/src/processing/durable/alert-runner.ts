@@ -1,11 +1,14 @@
 import { warnAlways } from '../../observability/logger.js';
-import type { AlertProcessor } from '../../queue-port/alert-queue.js';
+import type { AlertProcessor, AlertRecord } from '../../queue-port/alert-queue.js';
 import { runStoredTry } from '../try-protocol.js';
 import type { StoredTry, TryVerdict } from '../../queue-port/try-types.js';
-import type { AlertStore, CompleteAndTake } from './alert-store.js';
+import type { AlertStore } from './alert-store.js';
 import type { HeldLease, LeaseKeeper, Taken } from './lease-keeper.js';
 import { describe, type StoreOutage } from './store-outage.js';
 import { nap } from './timing.js';
+
+/** What `completeAndTake` resolves with: whether the completion went through, the next alert. */
+type Completion = { completed: boolean; next: Required<AlertRecord> | undefined };
 
 /** How a slot runs the alerts it takes: whether a completion takes the next, and the tally. */
 export interface RunMode {
@@ -121,7 +124,7 @@ export class AlertRunner {
     mode: RunMode,
   ): Promise<boolean> {
     const deadline = Date.now() + this.#leaseMs;
-    let write: Promise<boolean | CompleteAndTake>;
+    let write: Promise<boolean | Completion>;
     try {
       write = this.#write(lease, verdict, mode);
     } catch (error) {
@@ -187,7 +190,7 @@ export class AlertRunner {
    * One write of a verdict; a completion takes the next alert in the same round trip while the
    * slot chains (`completeAndTake` with `lease.nextToken`), answered by `#took`.
    */
-  #write(lease: HeldLease, verdict: TryVerdict, mode: RunMode): Promise<boolean | CompleteAndTake> {
+  #write(lease: HeldLease, verdict: TryVerdict, mode: RunMode): Promise<boolean | Completion> {
     const { id, tries } = lease.taken;
     const { token } = lease;
     if (verdict.outcome === 'completed') {
@@ -198,14 +201,20 @@ export class AlertRunner {
     }
     const { error, succeeded } = verdict;
     if (verdict.outcome === 'failed') {
-      return this.#store.fail(id, token, { error, succeeded, tries: tries + 1 });
+      return this.#store.fail(id, token, { outcome: 'failed', tries: tries + 1, succeeded, error });
     }
     const { delayMs } = verdict;
-    return this.#store.scheduleRetry(id, token, { delayMs, tries: tries + 1, succeeded, error });
+    return this.#store.scheduleRetry(id, token, {
+      outcome: 'retry',
+      delayMs,
+      tries: tries + 1,
+      succeeded,
+      error,
+    });
   }
 
   /** Whether a write went through; the alert a completion took next goes into `lease.next`. */
-  #took(lease: HeldLease, result: boolean | CompleteAndTake): boolean {
+  #took(lease: HeldLease, result: boolean | Completion): boolean {
     if (typeof result === 'boolean') return result;
     const { next } = result;
     lease.next = next === undefined ? undefined : { taken: next, token: lease.nextToken as string };

@@ -1,30 +1,5 @@
 import type { ChurnRiskAlert } from '../../payload/alert-schema.js';
-import type { QueueHealth, QueuedAlert } from '../../queue-port/alert-queue.js';
-
-/** An alert a store handed to one taker (`AlertStore.take`), under that taker's lease. */
-export interface StoredAlert {
-  /** The store's id of the alert's job: what `extend`, `complete`, `retry(id)` and the rest take. */
-  readonly id: string;
-  /** The alert as it was accepted. */
-  readonly entry: QueuedAlert;
-  /** Tries made so far (0 before the first), as core last wrote them; the handlers see `context.attempt`. */
-  readonly tries: number;
-  /** Ids of the handlers that succeeded for the alert in earlier tries: the next try skips them. */
-  readonly succeeded: readonly string[];
-  /**
-   * How often a taker of this alert died, as core last wrote it (`extend(..., stalls)`). Above
-   * `maxStalls`, core fails the alert at this take instead of running it (a poison alert).
-   */
-  readonly stalls: number;
-  /**
-   * The previous taker of this alert lost its lease without writing a verdict (it died or froze)
-   * and `reclaimExpired` put the alert back: this take is a takeover. Core counts the stall
-   * (`stalls + 1`), writes the count with `extend(id, token, leaseMs, stalls)` and fails the alert
-   * when it is above `maxStalls`. The store keeps the flag until one of core's writes clears it
-   * (that stall record, or any verdict).
-   */
-  readonly lapsed: boolean;
-}
+import type { AlertRecord, QueueHealth, QueuedAlert } from '../../queue-port/alert-queue.js';
 
 /** How an alert is stored (`AlertStore.accept`). */
 export interface StoreAcceptOptions {
@@ -51,37 +26,39 @@ export interface TakeOptions {
 }
 
 /**
- * A try's verdict that another try follows, as core computed it: the store writes these
- * values under the taker's token and computes none of its own.
+ * What core decided after a try of an alert, as a back end writes it: core computed every value,
+ * and the back end computes none of its own. A pull store gets the `retry` member in
+ * `scheduleRetry` and the `failed` member in `fail` (a completion is `complete`); a push queue's
+ * `apply` gets any of the three (`PushQueue.runDelivered`).
  */
-export interface RetryVerdict {
-  /** The alert becomes due again this many ms from now. */
-  delayMs: number;
-  /** Tries made, this one included: the store writes the number, it never increments one. */
-  tries: number;
-  /** Ids of the handlers that succeeded so far: the next try skips them. */
-  succeeded: readonly string[];
-  /** The try's error; its message is kept (`failed()` shows it). */
-  error: Error;
-}
-
-/** The verdict of an alert that failed for good, as core computed it. */
-export interface FailVerdict {
-  /** Tries made, this one included. */
-  tries: number;
-  /** Ids of the handlers that succeeded (skipped when the alert is retried). */
-  succeeded: readonly string[];
-  /** The last try's error; its message is kept. */
-  error: Error;
-}
-
-/** What `completeAndTake` resolves with. */
-export interface CompleteAndTake {
-  /** Whether the completion went through (false, nothing written, once the lease was lost). */
-  completed: boolean;
-  /** The next due alert, leased to `next.token`; undefined when nothing was due. */
-  next: StoredAlert | undefined;
-}
+export type AlertVerdict =
+  /** Every handler succeeded: the alert is done (a push queue acknowledges the message). */
+  | { readonly outcome: 'completed' }
+  /** The try failed and another follows. */
+  | {
+      readonly outcome: 'retry';
+      /** The alert becomes due again this many ms from now. */
+      readonly delayMs: number;
+      /** Tries made, this one included: the back end writes the number, it never increments one. */
+      readonly tries: number;
+      /** Ids of the handlers that succeeded so far (this try's too): the next try skips them. */
+      readonly succeeded: readonly string[];
+      /** The try's error (a `HandlersFailedError`); its message is kept. */
+      readonly error: Error;
+    }
+  /** The alert failed for good: it goes to the failed set, which `failed()` lists. */
+  | {
+      readonly outcome: 'failed';
+      /** Tries made, this one included (an alert failed for its stalls: those before it). */
+      readonly tries: number;
+      /** Ids of the handlers that succeeded (skipped when the alert is retried). */
+      readonly succeeded: readonly string[];
+      /**
+       * The last try's error (a `HandlersFailedError`, or an `AlertStalledError` for an alert
+       * failed without a try); its message is kept (`FailedAlert.error`).
+       */
+      readonly error: Error;
+    };
 
 /** An alert that failed after its last try, as `failed()` lists it. */
 export interface FailedAlert {
@@ -164,7 +141,7 @@ export interface AlertLeaseStore {
    * Postgres' `LISTEN`) may wait a short while for work before it answers `undefined`; its
    * `stopTaking` ends that wait.
    */
-  take(options: TakeOptions): Promise<StoredAlert | undefined>;
+  take(options: TakeOptions): Promise<Required<AlertRecord> | undefined>;
   /**
    * Extends the lease of `token` on alert `id`; false once the lease was lost. With `stalls`, also
    * writes that count and clears `lapsed` (core's count after a takeover).
@@ -175,19 +152,33 @@ export interface AlertLeaseStore {
   /**
    * `complete`, then `take(next)`, in one round trip where the engine allows (BullMQ's
    * `fetchNext`, one SQL statement): how a busy consumer finishes an alert and starts the next.
-   * The take happens whether or not the completion went through.
+   * The take happens whether or not the completion went through. Resolves with whether the
+   * completion went through (`completed`: false, nothing written, once the lease was lost) and
+   * the alert taken next, leased to `next.token` (undefined when nothing was due).
    */
-  completeAndTake(id: string, token: string, next: TakeOptions): Promise<CompleteAndTake>;
+  completeAndTake(
+    id: string,
+    token: string,
+    next: TakeOptions,
+  ): Promise<{ completed: boolean; next: Required<AlertRecord> | undefined }>;
   /**
    * The try failed and another follows: the alert becomes due again after `delayMs`, with core's
    * `tries` and `succeeded` written. False (nothing written) once the lease was lost.
    */
-  scheduleRetry(id: string, token: string, verdict: RetryVerdict): Promise<boolean>;
+  scheduleRetry(
+    id: string,
+    token: string,
+    verdict: Extract<AlertVerdict, { outcome: 'retry' }>,
+  ): Promise<boolean>;
   /**
    * The alert failed for good: it goes to the failed set with `error`'s message and core's `tries`
    * and `succeeded`. False (nothing written) once the lease was lost.
    */
-  fail(id: string, token: string, verdict: FailVerdict): Promise<boolean>;
+  fail(
+    id: string,
+    token: string,
+    verdict: Extract<AlertVerdict, { outcome: 'failed' }>,
+  ): Promise<boolean>;
   /**
    * Puts back, due now, the alerts whose lease expired (their taker died or froze), each marked
    * `lapsed`; counts nothing. Resolves with how many. Does the whole job every time it is called

@@ -1,10 +1,11 @@
 import { warnAlways, type Logger } from '../../observability/logger.js';
+import type { AlertRecord } from '../../queue-port/alert-queue.js';
 import type { TryLease } from '../../queue-port/try-types.js';
-import type { AlertLeaseStore, StoredAlert } from './alert-store.js';
+import type { AlertLeaseStore } from './alert-store.js';
 
 /** An alert this process took, with the token it holds it by. */
 export interface Taken {
-  readonly taken: StoredAlert;
+  readonly taken: Required<AlertRecord>;
   readonly token: string;
 }
 
@@ -22,7 +23,7 @@ function instanceId(): string {
  * renewal timer that would have found the lease lost.
  */
 export class HeldLease implements TryLease, Taken {
-  readonly taken: StoredAlert;
+  readonly taken: Required<AlertRecord>;
   readonly token: string;
   readonly stalls: number;
   /** When the lease ends unless renewed (`Date.now()`: a process that was suspended sees it). */

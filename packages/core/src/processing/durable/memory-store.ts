@@ -1,16 +1,13 @@
 import { refuseUnknownOptions } from '../../options/known-options.js';
-import type { QueueHealth, QueuedAlert } from '../../queue-port/alert-queue.js';
+import type { AlertRecord, QueueHealth, QueuedAlert } from '../../queue-port/alert-queue.js';
 import {
   resolveFailedListOptions,
   type AlertStore,
-  type CompleteAndTake,
+  type AlertVerdict,
   type FailedAlert,
   type FailedListOptions,
-  type FailVerdict,
   type QueueCounts,
-  type RetryVerdict,
   type StoreAcceptOptions,
-  type StoredAlert,
   type TakeOptions,
 } from './alert-store.js';
 
@@ -102,12 +99,12 @@ class MemoryAlertStore implements AlertStore {
     return 'accepted';
   }
 
-  async take(options: TakeOptions): Promise<StoredAlert | undefined> {
+  async take(options: TakeOptions): Promise<Required<AlertRecord> | undefined> {
     await this.#check();
     return this.#take(options);
   }
 
-  #take(options: TakeOptions): StoredAlert | undefined {
+  #take(options: TakeOptions): Required<AlertRecord> | undefined {
     const now = this.#now();
     // An id here whose job is taken or gone meanwhile is dropped: a retry of it takes its turn.
     for (let first = this.#first.pop(); first !== undefined; first = this.#first.pop()) {
@@ -120,7 +117,7 @@ class MemoryAlertStore implements AlertStore {
     return undefined;
   }
 
-  #lease(job: Job, options: TakeOptions, now: number): StoredAlert {
+  #lease(job: Job, options: TakeOptions, now: number): Required<AlertRecord> {
     job.state = 'active';
     job.token = options.token;
     job.at = now + options.leaseMs;
@@ -145,7 +142,11 @@ class MemoryAlertStore implements AlertStore {
     return this.#complete(id, token);
   }
 
-  async completeAndTake(id: string, token: string, next: TakeOptions): Promise<CompleteAndTake> {
+  async completeAndTake(
+    id: string,
+    token: string,
+    next: TakeOptions,
+  ): Promise<{ completed: boolean; next: Required<AlertRecord> | undefined }> {
     await this.#check();
     const completed = this.#complete(id, token);
     return { completed, next: this.#take(next) };
@@ -158,7 +159,11 @@ class MemoryAlertStore implements AlertStore {
     return true;
   }
 
-  async scheduleRetry(id: string, token: string, verdict: RetryVerdict): Promise<boolean> {
+  async scheduleRetry(
+    id: string,
+    token: string,
+    verdict: Extract<AlertVerdict, { outcome: 'retry' }>,
+  ): Promise<boolean> {
     await this.#check();
     const job = this.#leased(id, token);
     if (job === undefined) return false;
@@ -172,7 +177,11 @@ class MemoryAlertStore implements AlertStore {
     return true;
   }
 
-  async fail(id: string, token: string, verdict: FailVerdict): Promise<boolean> {
+  async fail(
+    id: string,
+    token: string,
+    verdict: Extract<AlertVerdict, { outcome: 'failed' }>,
+  ): Promise<boolean> {
     await this.#check();
     const job = this.#leased(id, token);
     if (job === undefined) return false;

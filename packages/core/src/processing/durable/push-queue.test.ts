@@ -7,9 +7,9 @@ import {
 } from '@churn-risk/core';
 import {
   createPushQueue,
-  type DeliveredAlert,
+  type AlertRecord,
   type PushQueue,
-  type PushVerdict,
+  type AlertVerdict,
   type QueuedAlert,
 } from '@churn-risk/core/store';
 import {
@@ -25,8 +25,8 @@ import {
 const SECRET = 'whsec_push_queue';
 
 interface Platform {
-  messages: DeliveredAlert[];
-  failed: { message: DeliveredAlert; verdict: PushVerdict }[];
+  messages: AlertRecord[];
+  failed: { message: AlertRecord; verdict: AlertVerdict }[];
   identities: Set<string>;
 }
 
@@ -37,7 +37,7 @@ function platform(): Platform {
 /** A receiver on a push queue over `p`, with its consumer: runs messages until none is left. */
 function setUp(
   p: Platform,
-  options: { retries?: number; apply?: (verdict: PushVerdict) => boolean } = {},
+  options: { retries?: number; apply?: (verdict: AlertVerdict) => boolean } = {},
 ): { receiver: Receiver; consume: () => Promise<number> } {
   const queue = createPushQueue({
     kind: 'test-platform',
@@ -200,7 +200,7 @@ describe('createPushQueue: the push entry point', () => {
  * turn, so that the tries of one alert run in different isolates.
  */
 class MemoryPlatform implements ReceiverPlatform {
-  readonly #messages: { message: DeliveredAlert; dueAt: number }[] = [];
+  readonly #messages: { message: AlertRecord; dueAt: number }[] = [];
   readonly #failed: FailedAlert[] = [];
   readonly #identities = new Set<string>();
   readonly #queues: PushQueue[] = [];

@@ -1,41 +1,15 @@
 import { refuseUnknownOptions } from '../../options/known-options.js';
-import type { AlertQueue, QueueHealth, QueuedAlert } from '../../queue-port/alert-queue.js';
+import type {
+  AlertQueue,
+  AlertRecord,
+  QueueHealth,
+  QueuedAlert,
+} from '../../queue-port/alert-queue.js';
 import { integerOption } from '../../options/integer-option.js';
 import { runStoredTry } from '../try-protocol.js';
 import type { TryVerdict } from '../../queue-port/try-types.js';
+import type { AlertVerdict } from './alert-store.js';
 import { DurableQueueBase } from './queue-base.js';
-
-/**
- * A message a push-based platform queue delivered (Cloudflare Queues, SQS through Lambda): the
- * queued alert, and the state its previous try stored in the message.
- */
-export interface DeliveredAlert {
-  readonly entry: QueuedAlert;
-  /** Tries made before this one (0 for the first delivery). */
-  readonly tries: number;
-  /** Ids of the handlers that succeeded in earlier tries: this try skips them. */
-  readonly succeeded: readonly string[];
-  /**
-   * How often the platform redelivered the message without a verdict (its consumer died or timed
-   * out). Above `maxStalls` the alert is failed without a try. Default 0.
-   */
-  readonly stalls?: number;
-}
-
-/**
- * What to do with a delivered message after its try: acknowledge it (`completed`), deliver it
- * again after `delayMs` with one more try and the new record (`retry`), or move it to the failed
- * store (`failed`). `error` (a `HandlersFailedError`, or an `AlertStalledError`) is the reason.
- */
-export type PushVerdict =
-  | { readonly outcome: 'completed' }
-  | {
-      readonly outcome: 'retry' | 'failed';
-      readonly delayMs: number;
-      readonly tries: number;
-      readonly succeeded: readonly string[];
-      readonly error: Error;
-    };
 
 /** Options of `createPushQueue`: the producer side of a platform queue. */
 export interface PushQueueOptions {
@@ -60,9 +34,12 @@ export interface PushQueue extends AlertQueue {
   /**
    * Runs one try of a message the platform delivered (core's try protocol, with the handlers of
    * the receiver this queue was given to) and hands the verdict to `apply`, which applies it on
-   * the platform (ack; a new message with the record and a delay; the failed store) and resolves
-   * `true` once that went through. A `failed` verdict reaches `onError` only after `apply`
-   * resolved `true`: exactly once per failed alert. Rejects only when `apply` rejects (then
+   * the platform (`completed`: ack; `retry`: a new message with the verdict's `tries`, record
+   * and delay; `failed`: the failed store) and resolves `true` once that went through. The
+   * message is an `AlertRecord` as the previous try's verdict left it (`tries` 0 and `succeeded`
+   * empty for the first delivery), with `stalls` the redeliveries the platform made without a
+   * verdict (its consumer died or timed out). A `failed` verdict reaches `onError` only after
+   * `apply` resolved `true`: exactly once per failed alert. Rejects only when `apply` rejects (then
    * nothing was reported, and the platform redelivers the message).
    *
    * @example
@@ -75,16 +52,18 @@ export interface PushQueue extends AlertQueue {
    * });
    */
   runDelivered(
-    message: DeliveredAlert,
-    apply: (verdict: PushVerdict) => Promise<boolean>,
+    message: AlertRecord,
+    apply: (verdict: AlertVerdict) => Promise<boolean>,
   ): Promise<void>;
 }
 
-/** A verdict as a push queue applies it: the try count it stores goes with it. */
-function toPushVerdict(verdict: TryVerdict, tries: number): PushVerdict {
+/** A try's verdict as a push queue applies it: with the tries made, this one included. */
+function toAlertVerdict(verdict: TryVerdict, tries: number): AlertVerdict {
   if (verdict.outcome === 'completed') return verdict;
-  const { outcome, delayMs, succeeded, error } = verdict;
-  return { outcome, delayMs, tries: tries + 1, succeeded, error };
+  const { succeeded, error } = verdict;
+  const made = tries + 1;
+  if (verdict.outcome === 'failed') return { outcome: 'failed', tries: made, succeeded, error };
+  return { outcome: 'retry', delayMs: verdict.delayMs, tries: made, succeeded, error };
 }
 
 class PlatformPushQueue extends DurableQueueBase implements PushQueue {
@@ -109,8 +88,8 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
   }
 
   async runDelivered(
-    message: DeliveredAlert,
-    apply: (verdict: PushVerdict) => Promise<boolean>,
+    message: AlertRecord,
+    apply: (verdict: AlertVerdict) => Promise<boolean>,
   ): Promise<void> {
     const processor = this.processor;
     if (processor === undefined) {
@@ -128,7 +107,7 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
         processor.input(message.entry),
         stored,
         this.#maxStalls,
-        (verdict) => apply(toPushVerdict(verdict, message.tries)),
+        (verdict) => apply(toAlertVerdict(verdict, message.tries)),
         lease,
       );
     });

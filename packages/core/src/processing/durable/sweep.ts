@@ -1,6 +1,6 @@
-import type { AlertProcessor, SweepResult } from '../../queue-port/alert-queue.js';
+import type { AlertProcessor, AlertRecord, SweepResult } from '../../queue-port/alert-queue.js';
 import type { RunMode } from './alert-runner.js';
-import type { AlertStore, QueueCounts, StoredAlert } from './alert-store.js';
+import type { AlertStore, QueueCounts } from './alert-store.js';
 import type { LeaseKeeper, Taken } from './lease-keeper.js';
 import { describe } from './store-outage.js';
 
@@ -53,7 +53,7 @@ export async function sweepDue(parts: SweepParts, budgetMs: number): Promise<Swe
   const slot = async (onTaken?: () => void): Promise<void> => {
     while (mode.chains()) {
       const token = leases.token();
-      let taken: StoredAlert | undefined;
+      let taken: Required<AlertRecord> | undefined;
       try {
         taken = await store.take({ token, leaseMs: parts.leaseMs, wait: false });
       } catch (error) {
