@@ -115,7 +115,7 @@ export function failedCliCases(options: FailedCliCasesOptions): void {
 
   const cli = (args: string[]): Promise<CliRun> => runCli(options.run, args);
 
-  describe(`${bin} failed list|retry`, () => {
+  describe('failed list|retry', () => {
     let receiver: Receiver | undefined;
     let broken = true;
     const handled: string[] = [];
@@ -216,7 +216,7 @@ export function failedCliCases(options: FailedCliCasesOptions): void {
     });
   });
 
-  describe(`${bin} when ${store} cannot be reached`, () => {
+  describe(`when ${store} cannot be reached`, () => {
     let silent: Server;
     let silentPort = 0;
     const sockets: Socket[] = [];
