@@ -257,8 +257,8 @@ async function reportTry(
 
 /**
  * Where an alert's tries are: `tries`, the try to run (0 for the first), and `succeeded`, the
- * record of the handlers that succeeded before it. What `runTryAndApply` reads, when the try
- * starts.
+ * record of the handlers that succeeded before it. What `runTryAndApply` reads; a queue that keeps
+ * it in memory changes it only for the next try, once the verdict was applied.
  */
 export interface TriesSoFar {
   readonly tries: number;
@@ -293,12 +293,11 @@ export function runTryAndApply(
   apply: (verdict: TryVerdict) => MaybePromise<boolean>,
   lease?: TryLease,
 ): MaybePromise<unknown> {
-  const { tries } = stored;
-  const verdict = runTry(input, tries, stored.succeeded, lease);
+  const verdict = runTry(input, stored.tries, stored.succeeded, lease);
   // A verdict that is already there is applied at once: no turn of the microtask queue per alert
   // (measured by `pnpm bench drain`).
-  if (!isPromiseLike(verdict)) return applyVerdict(input, tries, verdict, apply);
-  return verdict.then((settled) => applyVerdict(input, tries, settled, apply));
+  if (!isPromiseLike(verdict)) return applyVerdict(input, stored.tries, verdict, apply);
+  return verdict.then((settled) => applyVerdict(input, stored.tries, settled, apply));
 }
 
 /**
