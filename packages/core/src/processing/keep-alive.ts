@@ -1,15 +1,17 @@
 import { AlertCutOffError } from '../errors/handlers-failed-error.js';
 import { callErrorHandlers } from './failure-report.js';
-import { isPromiseLike, type MaybePromise } from './maybe-promise.js';
-import { contextOf, recordKey } from './try-protocol.js';
+import { isPromiseLike } from './maybe-promise.js';
+import { contextOf, recordKey, type TriesSoFar } from './try-protocol.js';
 import type { TryInput } from '../queue-port/try-types.js';
 import type { KeepAlive } from '../queue-port/alert-queue.js';
 
 // No silent cut-off: an alert kept alive by a platform `waitUntil` has the platform's
-// budget (Cloudflare cancels such work 30 s after the answer). The in-memory tries (`runAlert`)
-// run under a guard: it starts no retry whose delay ends past the cut-off point, and if that point
-// comes while the alert is not done, it reports the alert once (`onError` with `CUT_OFF`, one
-// `error` line naming the fix) while there is still time to write it.
+// budget (Cloudflare cancels such work 30 s after the answer). The in-memory queue's tries run
+// under a guard, in the one engine (`runTryAndApply`): the queue's `apply` keeps no retry whose
+// delay ends past the cut-off point and reports the cut-off instead, and if that point comes while
+// a try is still running, the guard's timer reports it. Either way the alert is reported once
+// (`onError` with `CUT_OFF`, one `error` line naming the fix) while there is still time to write
+// it, and a `failed` verdict after that goes through no more (`claim`).
 
 /**
  * Cloudflare Workers (workerd) identify themselves by `navigator.userAgent`. There each request has
@@ -40,21 +42,17 @@ export class KeepAliveGuard {
   readonly #input: TryInput;
   readonly #budgetMs: number;
   readonly #cutOffAt: number;
+  readonly #tries: TriesSoFar;
   #reported = false;
-  #cut = false;
-  /** The try running or last run (0 for the first), and the handlers that succeeded so far. */
-  attempt = 0;
-  succeeded: readonly string[] = [];
+  /** True once the cut-off was reported: nothing else is reported or tried for the alert. */
+  cut = false;
 
-  constructor(input: TryInput, keepAlive: KeepAlive) {
+  /** `tries`: where the alert's tries are, as the queue keeps it (the try running or last run). */
+  constructor(input: TryInput, keepAlive: KeepAlive, tries: TriesSoFar) {
     this.#input = input;
+    this.#tries = tries;
     this.#budgetMs = keepAlive.budgetMs;
     this.#cutOffAt = keepAlive.startedAt + cutOffPoint(keepAlive.budgetMs);
-  }
-
-  /** True once the cut-off was reported: nothing else is reported or tried for the alert. */
-  get cut(): boolean {
-    return this.#cut;
   }
 
   /** Whether a retry after `delayMs` starts before the cut-off point. */
@@ -73,32 +71,33 @@ export class KeepAliveGuard {
   }
 
   /**
-   * Runs `work` (the alert's tries), and reports the cut-off if the cut-off point comes first.
-   * Gives the number of failures: `work`'s, or 1 for a cut-off.
+   * Runs `work` (the alert's tries), and reports the cut-off if the cut-off point comes first:
+   * settles when `work` does, or with the report.
    */
-  run(work: () => MaybePromise<number>): MaybePromise<number> {
+  run(work: () => unknown): unknown {
     const remaining = this.#cutOffAt - Date.now();
-    if (remaining <= 0) return this.cutOff(undefined);
+    if (remaining <= 0) return this.cutOff();
     const result = work();
     if (!isPromiseLike(result)) return result;
-    return new Promise<number>((resolve) => {
+    return new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
-        resolve(this.cutOff(undefined));
+        resolve(this.cutOff());
       }, remaining);
-      void result.then((failures) => {
+      void result.then(() => {
         clearTimeout(timer);
-        resolve(failures);
+        resolve();
       });
     });
   }
 
-  /** Reports the cut-off once (`cause`: the last try's error); resolves to 1 failure. */
-  async cutOff(cause: unknown): Promise<number> {
-    if (!this.claim()) return 0;
-    this.#cut = true;
+  /** Reports the cut-off once (`cause`: the last try's error, when a try failed). */
+  async cutOff(cause?: unknown): Promise<void> {
+    if (!this.claim()) return;
+    this.cut = true;
     const input = this.#input;
+    const { tries: attempt, succeeded } = this.#tries;
     const pending = input.handlers.flatMap((entry, index) =>
-      this.succeeded.includes(recordKey(entry, index)) ? [] : [entry.id ?? `#${String(index)}`],
+      succeeded.includes(recordKey(entry, index)) ? [] : [entry.id ?? `#${String(index)}`],
     );
     const error = new AlertCutOffError(this.#budgetMs, pending, cause);
     input.counts.failed++;
@@ -108,15 +107,14 @@ export class KeepAliveGuard {
         code: error.code,
         budgetMs: this.#budgetMs,
         pending,
-        tries: this.attempt + 1,
+        tries: attempt + 1,
       },
-      `Alert ${input.id} was cut off after ${String(this.attempt + 1)} ` +
-        `${this.attempt === 0 ? 'try' : 'tries'}: ${error.message} No further try runs. ` +
+      `Alert ${input.id} was cut off after ${String(attempt + 1)} ` +
+        `${attempt === 0 ? 'try' : 'tries'}: ${error.message} No further try runs. ` +
         'Fix: process alerts in a durable queue, which no platform budget cuts off: queue mode ' +
         'on Cloudflare Workers (@churn-risk/cloudflare, createQueueWorker), or ' +
         '@churn-risk/postgres / @churn-risk/redis elsewhere.',
     );
-    await callErrorHandlers(input, contextOf(input, this.attempt), error);
-    return 1;
+    await callErrorHandlers(input, contextOf(input, attempt), error);
   }
 }

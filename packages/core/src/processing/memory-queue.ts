@@ -13,7 +13,7 @@ import { createMemoryDedupeStore, DEFAULT_DEDUPE_MAX_ENTRIES } from './memory-de
 import type { DedupeStore } from '../receiver/types.js';
 import { KeepAliveGuard } from './keep-alive.js';
 import { andThen, isPromiseLike, type MaybePromise } from './maybe-promise.js';
-import { NONE, reportTry, runTry } from './try-protocol.js';
+import { NONE, runTryAndApply, type TriesSoFar } from './try-protocol.js';
 import type { TryInput, TryVerdict } from '../queue-port/try-types.js';
 import { createWorkQueue, type Job } from './work-queue.js';
 
@@ -40,73 +40,25 @@ export interface MemoryQueueOptions {
 }
 
 /**
- * Waits `ms` milliseconds. The timer is deliberately not `unref`'d: a handler waiting for its retry
- * is work in flight, and keeps a Node process alive until it has run (use `close()` to finish).
+ * One accepted alert in the work queue, and the store of its tries: each runs through
+ * `runTryAndApply`, the durable queues' engine too, from the state this job keeps (`tries`, the
+ * try to run, 0 for the first; `succeeded`, the record of the handlers that succeeded), and
+ * `#apply` keeps its verdict. Synchronous when the first try's handlers all return synchronously
+ * and succeed.
  */
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * After a try that was not final: the retries in this process (timers), then the report. Under a
- * keep-alive `guard`, no retry starts whose delay ends past its cut-off point, and nothing is
- * reported once it reported the cut-off.
- */
-async function retryInProcess(
-  input: TryInput,
-  first: TryVerdict,
-  guard?: KeepAliveGuard,
-): Promise<number> {
-  let verdict = first;
-  let tries = 0;
-  while (verdict.outcome === 'retry') {
-    if (guard !== undefined) {
-      guard.succeeded = verdict.succeeded;
-      if (!guard.allows(verdict.delayMs)) return guard.cutOff(verdict.error);
-    }
-    await sleep(verdict.delayMs);
-    if (guard?.cut === true) return 0;
-    tries += 1;
-    if (guard !== undefined) guard.attempt = tries;
-    verdict = await runTry(input, tries, verdict.succeeded);
-  }
-  if (verdict.outcome === 'completed' || guard?.claim() === false) return 0;
-  await reportTry(input, tries, verdict);
-  return verdict.failures.length;
-}
-
-/** The first try, then `retryInProcess` unless it completed. */
-function triesOf(input: TryInput, guard: KeepAliveGuard | undefined): MaybePromise<number> {
-  const first = runTry(input, 0, NONE);
-  if (!isPromiseLike(first)) {
-    return first.outcome === 'completed' ? 0 : retryInProcess(input, first, guard);
-  }
-  return first.then((verdict) =>
-    verdict.outcome === 'completed' ? 0 : retryInProcess(input, verdict, guard),
-  );
-}
-
-/**
- * Every try of an alert in this process: `runTry`, and each `retry` verdict applied with a timer.
- * Never throws or rejects; gives the number of handlers that failed after their retries,
- * synchronously when the first try's handlers all returned synchronously and succeeded.
- * `guard`: the alert is kept alive by a platform `waitUntil` with a budget.
- */
-function runAlert(input: TryInput, guard: KeepAliveGuard | undefined): MaybePromise<number> {
-  if (guard !== undefined) return guard.run(() => triesOf(input, guard));
-  return triesOf(input, undefined);
-}
-
-/** One accepted alert in the work queue: runs its handlers, counts what failed. */
-class MemoryJob implements Job, AcceptedAlert {
+class MemoryJob implements Job, AcceptedAlert, TriesSoFar {
   ready = false;
   startWhenReady = false;
   failures = 0;
+  tries = 0;
+  succeeded: readonly string[] = NONE;
   readonly done: Promise<void>;
   #resolveDone!: () => void;
   readonly #entry: QueuedAlert;
   readonly #processor: AlertProcessor;
   readonly #keepAlive: KeepAlive | undefined;
+  #input!: TryInput;
+  #guard: KeepAliveGuard | undefined;
 
   constructor(entry: QueuedAlert, processor: AlertProcessor, keepAlive: KeepAlive | undefined) {
     this.#entry = entry;
@@ -118,22 +70,45 @@ class MemoryJob implements Job, AcceptedAlert {
   }
 
   run(): unknown {
-    const input = this.#processor.input(this.#entry);
+    const input = (this.#input = this.#processor.input(this.#entry));
     const keepAlive = this.#keepAlive;
-    const failed = runAlert(
-      input,
-      keepAlive === undefined ? undefined : new KeepAliveGuard(input, keepAlive),
-    );
-    if (!isPromiseLike(failed)) {
-      this.failures = failed;
-      return undefined;
-    }
-    return failed.then((count) => {
-      this.failures = count;
-    });
+    if (keepAlive === undefined) return runTryAndApply(input, this, this.#apply);
+    const guard = (this.#guard = new KeepAliveGuard(input, keepAlive, this));
+    return guard.run(() => runTryAndApply(input, this, this.#apply));
   }
 
+  /**
+   * The verdict of a try, kept in this process. `completed` and `failed` go through (a `failed`
+   * one is then reported, and counted in `failures`), unless the keep-alive guard already
+   * reported the alert cut off: one report per alert. A `retry` is kept by a timer that runs the
+   * next try, and what it gives settles once the tries after it are done (the job runs until the
+   * alert is done). The timer is deliberately not `unref`'d: a handler waiting for its retry is
+   * work in flight, and keeps a Node process alive until it has run (use `close()`). Under a
+   * keep-alive budget, a retry whose delay would end past the cut-off point is not kept: the
+   * alert is reported cut off instead.
+   */
+  readonly #apply = (verdict: TryVerdict): MaybePromise<boolean> => {
+    const guard = this.#guard;
+    if (verdict.outcome === 'completed') return true;
+    if (verdict.outcome === 'failed') {
+      if (guard?.claim() === false) return false;
+      this.failures = verdict.failures.length;
+      return true;
+    }
+    this.succeeded = verdict.succeeded;
+    if (guard?.allows(verdict.delayMs) === false) {
+      return guard.cutOff(verdict.error).then(() => false);
+    }
+    return new Promise((resolve) => setTimeout(resolve, verdict.delayMs)).then(() => {
+      if (guard?.cut === true) return false;
+      this.tries += 1;
+      return andThen(runTryAndApply(this.#input, this, this.#apply), () => true);
+    });
+  };
+
   finished(): void {
+    // A cut-off counts as one failure (whether the budget ended during a try or before a retry).
+    if (this.#guard?.cut === true) this.failures = 1;
     this.#resolveDone();
   }
 }

@@ -25,12 +25,15 @@ import type {
   TryVerdict,
 } from '../queue-port/try-types.js';
 
-// The try runner, the one for every queue. A try runs the alert's handlers that
-// have not succeeded for it, side by side, and gives a verdict: `completed`, `retry` after the
-// retry policy's delay (with the record of the handlers that succeeded), or `failed` after the
-// last try. The in-memory queue applies a verdict with a timer (`runAlert`, memory-queue.ts); a
-// durable queue stores it (`runStoredTry`), and a failure is reported only once the store has
-// taken it. The registry (handler-registry.ts) holds the handlers; failure-report.ts reports.
+// The try runner and its one engine, the same for every queue. A try runs the alert's handlers
+// that have not succeeded for it, side by side, and gives a verdict: `completed`, `retry` after
+// the retry policy's delay (with the record of the handlers that succeeded), or `failed` after
+// the last try. `runTryAndApply` runs a try and hands its verdict to the queue's `apply`, then
+// reports a `failed` verdict that went through, so exactly once: a durable queue's `apply` stores
+// the verdict (`runStoredTry` adds the stall check of a stored alert); the in-memory queue's
+// keeps a `retry` with a timer that runs the next try through `runTryAndApply` again, or turns it
+// into the keep-alive cut-off report (memory-queue.ts, keep-alive.ts). The registry
+// (handler-registry.ts) holds the handlers; failure-report.ts reports.
 
 const COMPLETED: TryVerdict = Object.freeze({ outcome: 'completed' });
 /** No failure and no record: shared, so that a try where every handler succeeds allocates none. */
@@ -192,7 +195,7 @@ function verdictOf(
 /**
  * Try number `tries` (0 for the first) of the alert: the handlers whose key is not in `recorded`
  * run side by side; the verdict says what happens next. Never throws or rejects, and calls no
- * `onError`: the caller reports a `failed` verdict (`reportTry`) once it is final. When every
+ * `onError`: `runTryAndApply` reports a `failed` verdict once the queue applied it. When every
  * handler returns without a promise the verdict is synchronous (the in-memory fast path of
  * handlers that do their work synchronously, measured by `pnpm bench receiver`), and a try where
  * all succeed allocates nothing but the handlers' contexts.
@@ -234,39 +237,73 @@ export function runTry(
 }
 
 /**
- * After the last try (`attempt`) of an alert: each failure of a `failed` verdict reported once to
- * `onError`, with that try's context. Never rejects.
+ * After the last try (`attempt`) of an alert, once its `failed` verdict went through: each
+ * failure reported once to `onError`, each with a context of its handler (`context.handlerId`),
+ * or the verdict's error once for an alert failed without a handler's failure. Never rejects.
  */
-export function reportTry(input: TryInput, attempt: number, verdict: TryVerdict): Promise<void> {
-  if (verdict.outcome !== 'failed') return Promise.resolve();
+async function reportTry(
+  input: TryInput,
+  attempt: number,
+  verdict: Exclude<TryVerdict, { outcome: 'completed' }>,
+): Promise<void> {
   if (verdict.failures.length === 0) {
     return reportFailure(input, contextOf(input, attempt), verdict.error, undefined);
   }
-  return reportFailures(input, attempt, verdict.failures);
-}
-
-/**
- * Reports each handler failure of the last try (`attempt`) once, each with a context of its
- * handler (`context.handlerId`). Never rejects.
- */
-async function reportFailures(
-  input: TryInput,
-  attempt: number,
-  failures: readonly FailedHandler[],
-): Promise<void> {
-  for (const failure of failures) {
+  for (const failure of verdict.failures) {
     const context = contextOf(input, attempt, undefined, failure.id);
     await reportFailure(input, context, failure.error, failure.id);
   }
 }
 
 /**
- * One try of an alert a durable queue holds (pulled from an `AlertStore`, or pushed by a platform
- * queue): `runTry`, then `apply` stores the verdict and answers whether it went through (false once
- * the lease was lost). A failed alert is reported (`onError`) only after `apply` went through, so
- * exactly once. An alert that stalled more than `maxStalls` times is failed without a try. Never
- * rejects (or throws) unless `apply` does (then nothing is reported); what it resolves with means
- * nothing.
+ * Where an alert's tries are: `tries`, the try to run (0 for the first), and `succeeded`, the
+ * record of the handlers that succeeded before it. What `runTryAndApply` reads; a queue that keeps
+ * it in memory changes it only for the next try, once the verdict was applied.
+ */
+export interface TriesSoFar {
+  readonly tries: number;
+  readonly succeeded: readonly string[];
+}
+
+/**
+ * One try of an alert and its verdict applied: the one engine of every queue. `runTry`, then
+ * `apply` keeps the verdict and answers whether it went through. A durable queue stores it (false
+ * once the lease was lost); the in-memory queue keeps a `retry` with a timer that runs the next
+ * try through this same function. A `failed` verdict is reported (`onError`) only after `apply`
+ * went through, so exactly once per alert. Never rejects (or throws) unless `apply` does (then
+ * nothing is reported); what it gives means nothing. Synchronous when the verdict and `apply` are
+ * and there is nothing to report: a try whose handlers all return synchronously and succeed
+ * allocates no promise.
+ */
+export function runTryAndApply(
+  input: TryInput,
+  stored: TriesSoFar,
+  apply: (verdict: TryVerdict) => Promise<boolean>,
+  lease?: TryLease,
+): Promise<unknown>;
+export function runTryAndApply(
+  input: TryInput,
+  stored: TriesSoFar,
+  apply: (verdict: TryVerdict) => MaybePromise<boolean>,
+  lease?: TryLease,
+): MaybePromise<unknown>;
+export function runTryAndApply(
+  input: TryInput,
+  stored: TriesSoFar,
+  apply: (verdict: TryVerdict) => MaybePromise<boolean>,
+  lease?: TryLease,
+): MaybePromise<unknown> {
+  const verdict = runTry(input, stored.tries, stored.succeeded, lease);
+  // A verdict that is already there is applied at once: no turn of the microtask queue per alert
+  // (measured by `pnpm bench drain`).
+  if (!isPromiseLike(verdict)) return applyVerdict(input, stored.tries, verdict, apply);
+  return verdict.then((settled) => applyVerdict(input, stored.tries, settled, apply));
+}
+
+/**
+ * `runTryAndApply` for an alert a durable queue holds (pulled from an `AlertStore`, or pushed by a
+ * platform queue), where a worker can die mid-try: an alert that stalled more than `maxStalls`
+ * times is failed without a try, through the same `apply` and report.
  */
 export function runStoredTry(
   input: TryInput,
@@ -275,43 +312,51 @@ export function runStoredTry(
   apply: (verdict: TryVerdict) => Promise<boolean>,
   lease?: TryLease,
 ): Promise<unknown> {
-  if (stored.stalls > maxStalls) {
-    const error = new AlertStalledError(stored.stalls);
-    // An alert failed for good, at `error`: the default logger prints it too.
-    input.observer.logger.error(
-      { id: input.id, err: error },
-      `churn-risk: alert ${input.id}: ${error.message}`,
-    );
-    const failed: TryVerdict = {
-      outcome: 'failed',
-      error,
-      succeeded: stored.succeeded,
-      failures: NONE,
-      delayMs: 0,
-    };
-    return applyStored(input, stored.tries, failed, apply);
-  }
-  const verdict = runTry(input, stored.tries, stored.succeeded, lease);
-  // A verdict that is already there is applied at once: no turn of the microtask queue per alert
-  // (measured by `pnpm bench drain`).
-  if (!isPromiseLike(verdict)) return applyStored(input, stored.tries, verdict, apply);
-  return verdict.then((settled) => applyStored(input, stored.tries, settled, apply));
+  if (stored.stalls <= maxStalls) return runTryAndApply(input, stored, apply, lease);
+  const error = new AlertStalledError(stored.stalls);
+  // An alert failed for good, at `error`: the default logger prints it too.
+  input.observer.logger.error(
+    { id: input.id, err: error },
+    `churn-risk: alert ${input.id}: ${error.message}`,
+  );
+  const failed: TryVerdict = {
+    outcome: 'failed',
+    error,
+    succeeded: stored.succeeded,
+    failures: NONE,
+    delayMs: 0,
+  };
+  return applyVerdict(input, stored.tries, failed, apply);
 }
 
 /**
- * `apply`, then the report of a `failed` verdict that went through. Any other verdict resolves
- * with `apply`'s own promise: no layer of its own on the durable queues' hot path.
+ * `apply`, then the report of a `failed` verdict that went through. Any other verdict gives
+ * `apply`'s own answer: no layer of its own on the durable queues' hot path.
  */
-function applyStored(
+function applyVerdict(
   input: TryInput,
   tries: number,
   verdict: TryVerdict,
   apply: (verdict: TryVerdict) => Promise<boolean>,
-): Promise<unknown> {
-  // A throw of `apply` goes to the caller as it is (both callers await inside a try).
+): Promise<unknown>;
+function applyVerdict(
+  input: TryInput,
+  tries: number,
+  verdict: TryVerdict,
+  apply: (verdict: TryVerdict) => MaybePromise<boolean>,
+): MaybePromise<unknown>;
+function applyVerdict(
+  input: TryInput,
+  tries: number,
+  verdict: TryVerdict,
+  apply: (verdict: TryVerdict) => MaybePromise<boolean>,
+): MaybePromise<unknown> {
+  // A throw of `apply` goes to the caller as it is (the durable queues await it inside a try).
   const applied = apply(verdict);
   if (verdict.outcome !== 'failed') return applied;
-  return applied.then((went) => (went ? reportTry(input, tries, verdict) : undefined));
+  return Promise.resolve(applied).then((went) =>
+    went ? reportTry(input, tries, verdict) : undefined,
+  );
 }
 
 /**
