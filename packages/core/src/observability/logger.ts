@@ -37,7 +37,7 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 /** A level, or `'off'` for nothing at all. */
 export type LogThreshold = LogLevel | 'off';
 
-const RANK: Readonly<Record<LogThreshold, number>> = Object.freeze({
+const RANK: Readonly<Record<LogThreshold, number>> = /* @__PURE__ */ Object.freeze({
   debug: 10,
   info: 20,
   warn: 30,
@@ -46,7 +46,7 @@ const RANK: Readonly<Record<LogThreshold, number>> = Object.freeze({
 });
 
 /** The values `logLevel` and `CHURN_RISK_LOG` accept, least verbose last. */
-export const LOG_THRESHOLDS: readonly LogThreshold[] = Object.freeze([
+export const LOG_THRESHOLDS: readonly LogThreshold[] = /* @__PURE__ */ Object.freeze([
   'debug',
   'info',
   'warn',
