@@ -11,11 +11,10 @@ export const REFUSAL_SUMMARY_INTERVAL_MS = 60_000;
 const SERVER_ERROR_FIXES: Partial<Record<WebhookErrorCode, string>> = {
   OVERLOADED:
     'Fix: the handlers are slower than the alerts arrive (raise `concurrency` or `maxQueue`, or ' +
-    'add instances), or the queue store does not answer (see `receiver.health()`). The service ' +
-    'retries.',
+    'scale out), or the queue store does not answer (`receiver.health()`). The service retries.',
   CLOSED:
-    'Fix: none needed during a shutdown or deploy (`receiver.close()` was called); the service ' +
-    'retries. Otherwise, something closed the receiver too early.',
+    'Fix: none during a shutdown or deploy (`receiver.close()` was called); else the receiver ' +
+    'was closed too early. The service retries.',
   HANDLER_FAILED:
     'Fix: see the handler error logged before this line; the service redelivers the alert.',
 };
@@ -25,7 +24,7 @@ function storeFix(storeError: string): string {
   const sentence = /[.!?]$/.test(storeError) ? storeError : `${storeError}.`;
   return (
     `The queue store failed: ${sentence} Fix: make the store reachable and writable by this ` +
-    "process (its role's rights, its URL; `receiver.health()` reports it). The service retries."
+    'process (its URL, its rights; see `receiver.health()`). The service retries.'
   );
 }
 
@@ -44,12 +43,11 @@ const REFUSAL_CAUSES: Partial<Record<WebhookErrorCode, string>> = {
   TIMESTAMP_OUT_OF_TOLERANCE:
     "TIMESTAMP_OUT_OF_TOLERANCE: this server's clock is off (check NTP), or a delivery was replayed.",
   PAYLOAD_TOO_LARGE:
-    'PAYLOAD_TOO_LARGE: a body over `maxBodyBytes` (alerts are a few hundred bytes): another ' +
-    'sender posts to this URL, or `maxBodyBytes` is too low.',
+    'PAYLOAD_TOO_LARGE: another sender posts to this URL (alerts are a few hundred bytes), or ' +
+    '`maxBodyBytes` is too low.',
   INVALID_PAYLOAD:
-    'INVALID_PAYLOAD: a signed body that is not a valid alert: a payload this version does not ' +
-    'know (update @churn-risk/core), or another sender with this secret (a `logger` shows what ' +
-    'was wrong with each).',
+    'INVALID_PAYLOAD: a payload this version does not know (update @churn-risk/core), or another ' +
+    'sender with this secret (a `logger` shows what was wrong).',
 };
 
 /** The statuses the default log summarises, instead of writing each refusal. */
