@@ -13,8 +13,8 @@ const SERVER_ERROR_FIXES: Partial<Record<WebhookErrorCode, string>> = {
     'Fix: the handlers are slower than the alerts arrive (raise `concurrency` or `maxQueue`, or ' +
     'scale out), or the queue store does not answer (`receiver.health()`). The service retries.',
   CLOSED:
-    'Fix: none during a shutdown or deploy (`receiver.close()` was called); else the receiver ' +
-    'was closed too early. The service retries.',
+    'Fix: none needed during a shutdown or deploy (`receiver.close()` was called); else the ' +
+    'receiver was closed too early. The service retries.',
   HANDLER_FAILED:
     'Fix: see the handler error logged before this line; the service redelivers the alert.',
 };
@@ -43,11 +43,11 @@ const REFUSAL_CAUSES: Partial<Record<WebhookErrorCode, string>> = {
   TIMESTAMP_OUT_OF_TOLERANCE:
     "TIMESTAMP_OUT_OF_TOLERANCE: this server's clock is off (check NTP), or a delivery was replayed.",
   PAYLOAD_TOO_LARGE:
-    'PAYLOAD_TOO_LARGE: another sender posts to this URL (alerts are a few hundred bytes), or ' +
-    '`maxBodyBytes` is too low.',
+    'PAYLOAD_TOO_LARGE: a body over `maxBodyBytes` (alerts are a few hundred bytes): another ' +
+    'sender posts to this URL, or the limit is too low.',
   INVALID_PAYLOAD:
-    'INVALID_PAYLOAD: a payload this version does not know (update @churn-risk/core), or another ' +
-    'sender with this secret (a `logger` shows what was wrong).',
+    'INVALID_PAYLOAD: a signed body that is not a valid alert: from a newer service (update ' +
+    '@churn-risk/core), or another sender with this secret (a `logger` shows what was wrong).',
 };
 
 /** The statuses the default log summarises, instead of writing each refusal. */
@@ -120,7 +120,10 @@ export function createDefaultRefusalLog(
       lastLineAt = now();
     };
     summaries.set(status, (code) => {
-      if (code === undefined) return flush();
+      if (code === undefined) {
+        flush();
+        return;
+      }
       const at = now();
       if (counts === undefined) {
         counts = new Map();
