@@ -6,7 +6,7 @@ import {
 import type { D1Database } from './bindings.js';
 import { D1Identities } from './d1-identities.js';
 import {
-  BASE_KEYS,
+  withBaseKeys,
   checkBaseOptions,
   createIsolateWorker,
   NOT_OPTIONS,
@@ -36,11 +36,10 @@ export interface CreateWorkerOptions<Env> extends WorkerBaseOptions<Env> {
  * The options `createWorker` knows: any other key is a `TypeError` (option-keys.test-d.ts checks
  * that the list holds every key of `CreateWorkerOptions`).
  */
-export const OPTION_KEYS = [
-  ...BASE_KEYS,
+export const OPTION_KEYS = /* @__PURE__ */ withBaseKeys([
   'dedupe',
   'dedupeTtlMs',
-] as const satisfies readonly (keyof CreateWorkerOptions<unknown>)[];
+] as const) satisfies readonly (keyof CreateWorkerOptions<unknown>)[];
 
 const QUEUE_MODE = 'queue mode is createQueueWorker({ secret, setup, queue, dedupe })';
 

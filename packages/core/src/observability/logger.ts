@@ -42,7 +42,8 @@ const RANK: Readonly<Record<LogThreshold, number>> = /* @__PURE__ */ Object.free
   info: 20,
   warn: 30,
   error: 40,
-  off: Number.POSITIVE_INFINITY,
+  // `Infinity`, not `Number.POSITIVE_INFINITY`: a bundler keeps a table that reads a property.
+  off: Infinity,
 });
 
 /** The values `logLevel` and `CHURN_RISK_LOG` accept, least verbose last. */

@@ -36,7 +36,7 @@ export interface AwsCalls {
 // Loaded with require(): it finds the SDK that Lambda's Node runtimes provide (on NODE_PATH,
 // which import() does not read) as well as one installed beside the function, and it loads the
 // SDK's CommonJS build whatever export conditions the caller's tooling adds.
-const load = createRequire(import.meta.url);
+const load = /* @__PURE__ */ createRequire(import.meta.url);
 
 type Module = Record<string, new (input?: unknown) => unknown>;
 
