@@ -43,13 +43,16 @@ export const OPTION_KEYS = /* @__PURE__ */ withBaseKeys([
 
 const QUEUE_MODE = 'queue mode is createQueueWorker({ secret, setup, queue, dedupe })';
 
-/** Hints for keys that are not options of `createWorker` but are easily taken for one. */
-const HINTS = {
+/**
+ * Hints for keys that are not options of `createWorker` but are easily taken for one. A function,
+ * not a module-level object spread (which a bundler keeps), so the queue-mode worker drops it.
+ */
+const hints = (): Readonly<Record<string, string>> => ({
   ...NOT_OPTIONS,
   queue: QUEUE_MODE,
   failed: QUEUE_MODE,
   deadLetterQueue: QUEUE_MODE,
-};
+});
 
 /**
  * Creates a Cloudflare Workers module worker that receives churn-risk webhook alerts and runs
@@ -76,7 +79,7 @@ const HINTS = {
 export function createWorker<Env = Record<string, unknown>>(
   options: CreateWorkerOptions<Env>,
 ): ChurnRiskWorker<Env> {
-  checkBaseOptions('createWorker', options, OPTION_KEYS, HINTS);
+  checkBaseOptions('createWorker', options, OPTION_KEYS, hints());
   const { secret: _secret, setup: _setup, dedupe, ...receiverOptions } = options;
   // Workers cancel what `ctx.waitUntil` keeps alive 30 s after the answer.
   const budget = {
