@@ -2,7 +2,7 @@ import { createQueueReceiver } from '@churn-risk/core';
 import type { D1Database, QueueBatch, QueueProducer } from './bindings.js';
 import { createCloudflareQueue, type CloudflareQueue } from './cloudflare-queue.js';
 import {
-  BASE_KEYS,
+  withBaseKeys,
   checkBaseOptions,
   createIsolateWorker,
   NOT_OPTIONS,
@@ -56,14 +56,13 @@ export interface ChurnRiskQueueWorker<Env> extends ChurnRiskWorker<Env> {
  * The options `createQueueWorker` knows: any other key is a `TypeError` (option-keys.test-d.ts
  * checks that the list holds every key of `CreateQueueWorkerOptions`).
  */
-export const OPTION_KEYS = [
-  ...BASE_KEYS,
+export const OPTION_KEYS = /* @__PURE__ */ withBaseKeys([
   'queue',
   'dedupe',
   'failed',
   'deadLetterQueue',
   'dedupeTtlMs',
-] as const satisfies readonly (keyof CreateQueueWorkerOptions<unknown>)[];
+] as const) satisfies readonly (keyof CreateQueueWorkerOptions<unknown>)[];
 
 function checkQueueOptions(options: Record<string, unknown>): void {
   const { queue, dedupe, failed } = options;

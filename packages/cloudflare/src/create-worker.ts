@@ -3,7 +3,7 @@ import { WORKERS_KEEP_ALIVE_BUDGET_MS } from '@churn-risk/core/adapter';
 import type { D1Database } from './bindings.js';
 import { D1Identities } from './d1-identities.js';
 import {
-  BASE_KEYS,
+  withBaseKeys,
   checkBaseOptions,
   createIsolateWorker,
   NOT_OPTIONS,
@@ -33,21 +33,23 @@ export interface CreateWorkerOptions<Env> extends WorkerBaseOptions<Env> {
  * The options `createWorker` knows: any other key is a `TypeError` (option-keys.test-d.ts checks
  * that the list holds every key of `CreateWorkerOptions`).
  */
-export const OPTION_KEYS = [
-  ...BASE_KEYS,
+export const OPTION_KEYS = /* @__PURE__ */ withBaseKeys([
   'dedupe',
   'dedupeTtlMs',
-] as const satisfies readonly (keyof CreateWorkerOptions<unknown>)[];
+] as const) satisfies readonly (keyof CreateWorkerOptions<unknown>)[];
 
 const QUEUE_MODE = 'queue mode is createQueueWorker({ secret, setup, queue, dedupe })';
 
-/** Hints for keys that are not options of `createWorker` but are easily taken for one. */
-const HINTS = {
+/**
+ * Hints for keys that are not options of `createWorker` but are easily taken for one. A function,
+ * not a module-level object spread (which a bundler keeps), so the queue-mode worker drops it.
+ */
+const hints = (): Readonly<Record<string, string>> => ({
   ...NOT_OPTIONS,
   queue: QUEUE_MODE,
   failed: QUEUE_MODE,
   deadLetterQueue: QUEUE_MODE,
-};
+});
 
 /**
  * Creates a Cloudflare Workers module worker that receives churn-risk webhook alerts and runs
@@ -74,7 +76,7 @@ const HINTS = {
 export function createWorker<Env = Record<string, unknown>>(
   options: CreateWorkerOptions<Env>,
 ): ChurnRiskWorker<Env> {
-  checkBaseOptions('createWorker', options, OPTION_KEYS, HINTS);
+  checkBaseOptions('createWorker', options, OPTION_KEYS, hints());
   const { secret: _secret, setup: _setup, dedupe, ...receiverOptions } = options;
   // Workers cancel what `ctx.waitUntil` keeps alive 30 s after the answer.
   const budget = {

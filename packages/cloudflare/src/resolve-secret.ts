@@ -39,7 +39,7 @@ function notSet(names: readonly string[]): IntegrationError {
   return new IntegrationError(
     'INTERNAL_ERROR',
     `The webhook secret is not set: secret(env) returned no non-empty string${read}. ${fix}; ` +
-      'until then no delivery is accepted, so the sender retries it.',
+      'until then the sender retries each delivery.',
   );
 }
 

@@ -74,6 +74,16 @@ export const BASE_KEYS = [
   'now',
 ] as const satisfies readonly (keyof WorkerBaseOptions<unknown>)[];
 
+/**
+ * `BASE_KEYS` followed by a worker's own keys. A call (marked pure where used), not an array
+ * spread, so that a bundle of the other worker drops the list.
+ */
+export function withBaseKeys<const Keys extends readonly string[]>(
+  keys: Keys,
+): readonly [...typeof BASE_KEYS, ...Keys] {
+  return [...BASE_KEYS, ...keys];
+}
+
 /** Hints for keys that are not options of either worker but are easily taken for one. */
 export const NOT_OPTIONS = {
   ...RENAMED_OPTIONS,

@@ -82,8 +82,7 @@ function checkQueue(options: ReceiverOptions, mode: 'async' | 'sync'): AlertQueu
     if (consume !== true) {
       throw new TypeError(
         `consume: ${JSON.stringify(consume)} needs a durable queue (e.g. createRedisQueue from ` +
-          '@churn-risk/redis): the default in-memory queue can only process alerts in the process ' +
-          'that accepted them.',
+          '@churn-risk/redis): the in-memory queue processes alerts only where they were accepted.',
       );
     }
     return undefined;
@@ -111,15 +110,14 @@ function checkQueue(options: ReceiverOptions, mode: 'async' | 'sync'): AlertQueu
     options.maxQueue !== undefined
   ) {
     throw new TypeError(
-      'dedupe, dedupeTtlMs and maxQueue configure the default in-memory queue; with a queue option, ' +
-        'configure de-duplication and limits on the queue itself.',
+      'dedupe, dedupeTtlMs and maxQueue configure the default in-memory queue; with a queue ' +
+        'option, set them on the queue itself.',
     );
   }
   if (mode === 'sync' && !queue.processesInline) {
     throw new TypeError(
-      `mode 'sync' cannot be used with the ${queue.kind} queue: its handlers run in worker ` +
-        'processes after the answer, so the answer cannot wait for them. Use the default ' +
-        "mode 'async' (the alert is stored durably before the 202).",
+      `mode 'sync' cannot be used with the ${queue.kind} queue, whose handlers run after the ` +
+        "answer: use mode 'async' (the default; the alert is stored durably before the 202).",
     );
   }
   return queue;

@@ -33,8 +33,8 @@ export function isIntegrationError(error: unknown): error is IntegrationError {
 export function waitUntilFailed(cause: unknown): IntegrationError {
   return new IntegrationError(
     'INTERNAL_ERROR',
-    'waitUntil threw, so the alert was not accepted (the sender will redeliver it). Pass a ' +
-      'bound function, for example { waitUntil: (promise) => ctx.waitUntil(promise) }.',
+    'waitUntil threw, so the alert was not accepted (the sender redelivers it). Pass a bound ' +
+      'function: { waitUntil: (promise) => ctx.waitUntil(promise) }.',
     { cause },
   );
 }

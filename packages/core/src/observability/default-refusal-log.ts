@@ -11,11 +11,10 @@ export const REFUSAL_SUMMARY_INTERVAL_MS = 60_000;
 const SERVER_ERROR_FIXES: Partial<Record<WebhookErrorCode, string>> = {
   OVERLOADED:
     'Fix: the handlers are slower than the alerts arrive (raise `concurrency` or `maxQueue`, or ' +
-    'add instances), or the queue store does not answer (see `receiver.health()`). The service ' +
-    'retries.',
+    'scale out), or the queue store does not answer (`receiver.health()`). The service retries.',
   CLOSED:
-    'Fix: none needed during a shutdown or deploy (`receiver.close()` was called); the service ' +
-    'retries. Otherwise, something closed the receiver too early.',
+    'Fix: none needed during a shutdown or deploy (`receiver.close()` was called); else the ' +
+    'receiver was closed too early. The service retries.',
   HANDLER_FAILED:
     'Fix: see the handler error logged before this line; the service redelivers the alert.',
 };
@@ -25,7 +24,7 @@ function storeFix(storeError: string): string {
   const sentence = /[.!?]$/.test(storeError) ? storeError : `${storeError}.`;
   return (
     `The queue store failed: ${sentence} Fix: make the store reachable and writable by this ` +
-    "process (its role's rights, its URL; `receiver.health()` reports it). The service retries."
+    'process (its URL, its rights; see `receiver.health()`). The service retries.'
   );
 }
 
@@ -45,11 +44,10 @@ const REFUSAL_CAUSES: Partial<Record<WebhookErrorCode, string>> = {
     "TIMESTAMP_OUT_OF_TOLERANCE: this server's clock is off (check NTP), or a delivery was replayed.",
   PAYLOAD_TOO_LARGE:
     'PAYLOAD_TOO_LARGE: a body over `maxBodyBytes` (alerts are a few hundred bytes): another ' +
-    'sender posts to this URL, or `maxBodyBytes` is too low.',
+    'sender posts to this URL, or the limit is too low.',
   INVALID_PAYLOAD:
-    'INVALID_PAYLOAD: a signed body that is not a valid alert: a payload this version does not ' +
-    'know (update @churn-risk/core), or another sender with this secret (a `logger` shows what ' +
-    'was wrong with each).',
+    'INVALID_PAYLOAD: a signed body that is not a valid alert: from a newer service (update ' +
+    '@churn-risk/core), or another sender with this secret (a `logger` shows what was wrong).',
 };
 
 /** The statuses the default log summarises, instead of writing each refusal. */
@@ -67,68 +65,19 @@ export function scheduleUnrefd(run: () => void, ms: number): () => void {
   };
 }
 
-/**
- * The refusals of one status since its last summary line: counted per code, and written at most
- * once every `REFUSAL_SUMMARY_INTERVAL_MS`. The first refusal after a quiet minute is written at
- * once; the ones within the minute after a line are written when that minute ends (a timer that
- * does not keep the process alive), or at the next refusal after it, whichever comes first.
- */
-class RefusalSummary {
-  readonly #status: number;
-  readonly #write: (status: number, counts: ReadonlyMap<string, number>, since: number) => void;
-  readonly #now: () => number;
-  readonly #schedule: ScheduleSummary;
-  /** The codes counted since the last line; `undefined` when none. */
-  #counts: Map<string, number> | undefined;
-  #since = 0;
-  #lastLineAt = Number.NEGATIVE_INFINITY;
-  /** Cancels the timer of the minute's end; `undefined` when none is pending. */
-  #cancel: (() => void) | undefined;
-
-  constructor(
-    status: number,
-    write: (status: number, counts: ReadonlyMap<string, number>, since: number) => void,
-    now: () => number,
-    schedule: ScheduleSummary,
-  ) {
-    this.#status = status;
-    this.#write = write;
-    this.#now = now;
-    this.#schedule = schedule;
-  }
-
-  count(code: string): void {
-    const now = this.#now();
-    if (this.#counts === undefined) {
-      this.#counts = new Map();
-      this.#since = now;
-    }
-    this.#counts.set(code, (this.#counts.get(code) ?? 0) + 1);
-    const elapsed = now - this.#lastLineAt;
-    // A clock set back (elapsed < 0) must not silence the summary until it catches up.
-    if (elapsed >= 0 && elapsed < REFUSAL_SUMMARY_INTERVAL_MS) {
-      this.#cancel ??= this.#schedule(() => {
-        this.#cancel = undefined;
-        this.#flush();
-      }, REFUSAL_SUMMARY_INTERVAL_MS - elapsed);
-      return;
-    }
-    this.#flush();
-  }
-
-  /** Writes what was counted since the last line, if anything (at the minute's end, or at close). */
-  flush(): void {
-    this.#flush();
-  }
-
-  #flush(): void {
-    this.#cancel?.();
-    this.#cancel = undefined;
-    if (this.#counts === undefined) return;
-    this.#write(this.#status, this.#counts, this.#since);
-    this.#counts = undefined;
-    this.#lastLineAt = this.#now();
-  }
+/** What the default log does with each refusal, and at `receiver.close()`. */
+export interface DefaultRefusalLog {
+  /**
+   * A refused delivery: a `5xx` is written at once, a `401`, `413` or `400` counted. `storeError`:
+   * the message of the queue store's own error, when the store refused the write or did not
+   * answer (the line then names it, and not the handlers' speed).
+   */
+  refused(status: number, code: WebhookErrorCode, message: string, storeError?: string): void;
+  /**
+   * Writes every pending summary now and cancels their timers: at `receiver.close()`, so that the
+   * refusals of a process's last minute are not lost with it.
+   */
+  flush(): void;
 }
 
 /**
@@ -137,66 +86,102 @@ class RefusalSummary {
  * and for `401`, `413` and `400` refusals at most one line a minute each, summarising them (their
  * count and codes, with each code's usual cause). Only codes, counts and fixed texts are written:
  * never a secret, a signature, a body or a refusal's message.
+ *
+ * Each summarised status counts its refusals per code since its last line, and writes them at most
+ * once every `REFUSAL_SUMMARY_INTERVAL_MS`: the first refusal after a quiet minute at once; the ones
+ * within the minute after a line when that minute ends (a timer that does not keep the process
+ * alive), or at the next refusal after it, whichever comes first. (Closures rather than classes: a
+ * bundled receiver carries this code whenever it has no `logger`, and they minify smaller.)
+ *
+ * @param logger the receiver's default logger (only its `error` method writes)
+ * @param now the receiver's clock, in milliseconds
+ * @param schedule the timer of a minute's end (tests pass their own)
  */
-export class DefaultRefusalLog {
-  readonly #logger: Logger;
-  readonly #summaries = new Map<number, RefusalSummary>();
-
-  /**
-   * @param logger the receiver's default logger (only its `error` method writes)
-   * @param now the receiver's clock, in milliseconds
-   * @param schedule the timer of a minute's end (tests pass their own)
-   */
-  constructor(logger: Logger, now: () => number, schedule: ScheduleSummary = scheduleUnrefd) {
-    this.#logger = logger;
-    const write = this.#writeSummary.bind(this);
-    for (const status of SUMMARISED_STATUSES) {
-      this.#summaries.set(status, new RefusalSummary(status, write, now, schedule));
-    }
+export function createDefaultRefusalLog(
+  logger: Logger,
+  now: () => number,
+  schedule: ScheduleSummary = scheduleUnrefd,
+): DefaultRefusalLog {
+  /** Each summarised status's counter: `count(code)`, or `count()` to write what is pending. */
+  const summaries = new Map<number, (code?: string) => void>();
+  for (const status of SUMMARISED_STATUSES) {
+    /** The codes counted since the last line; `undefined` when none. */
+    let counts: Map<string, number> | undefined;
+    let since = 0;
+    let lastLineAt = Number.NEGATIVE_INFINITY;
+    /** Cancels the timer of the minute's end; `undefined` when none is pending. */
+    let cancel: (() => void) | undefined;
+    const flush = (): void => {
+      cancel?.();
+      cancel = undefined;
+      if (counts === undefined) return;
+      writeSummary(logger, status, counts, since);
+      counts = undefined;
+      lastLineAt = now();
+    };
+    summaries.set(status, (code) => {
+      if (code === undefined) {
+        flush();
+        return;
+      }
+      const at = now();
+      if (counts === undefined) {
+        counts = new Map();
+        since = at;
+      }
+      counts.set(code, (counts.get(code) ?? 0) + 1);
+      const elapsed = at - lastLineAt;
+      // A clock set back (elapsed < 0) must not silence the summary until it catches up.
+      if (elapsed >= 0 && elapsed < REFUSAL_SUMMARY_INTERVAL_MS) {
+        cancel ??= schedule(() => {
+          cancel = undefined;
+          flush();
+        }, REFUSAL_SUMMARY_INTERVAL_MS - elapsed);
+        return;
+      }
+      flush();
+    });
   }
+  return {
+    refused(status, code, message, storeError) {
+      const summary = summaries.get(status);
+      if (summary !== undefined) summary(code);
+      else if (status >= 500) {
+        const fix = storeError === undefined ? SERVER_ERROR_FIXES[code] : storeFix(storeError);
+        logger.error(
+          { status, code },
+          `churn-risk delivery refused with ${status} ${code}: ${message}${fix === undefined ? '' : ` ${fix}`}`,
+        );
+      }
+    },
+    flush() {
+      for (const summary of summaries.values()) summary();
+    },
+  };
+}
 
-  /**
-   * A refused delivery: a `5xx` is written at once, a `401`, `413` or `400` counted. `storeError`:
-   * the message of the queue store's own error, when the store refused the write or did not
-   * answer (the line then names it, and not the handlers' speed).
-   */
-  refused(status: number, code: WebhookErrorCode, message: string, storeError?: string): void {
-    const summary = this.#summaries.get(status);
-    if (summary !== undefined) summary.count(code);
-    else if (status >= 500) {
-      const fix = storeError === undefined ? SERVER_ERROR_FIXES[code] : storeFix(storeError);
-      this.#logger.error(
-        { status, code },
-        `churn-risk delivery refused with ${status} ${code}: ${message}${fix === undefined ? '' : ` ${fix}`}`,
-      );
-    }
+/** One summary line: the status's refusals since `since`, per code, with each code's usual cause. */
+function writeSummary(
+  logger: Logger,
+  status: number,
+  counts: ReadonlyMap<string, number>,
+  since: number,
+): void {
+  let total = 0;
+  const codes: Record<string, number> = {};
+  for (const [code, count] of counts) {
+    total += count;
+    codes[code] = count;
   }
-
-  /**
-   * Writes every pending summary now and cancels their timers: at `receiver.close()`, so that the
-   * refusals of a process's last minute are not lost with it.
-   */
-  flush(): void {
-    for (const summary of this.#summaries.values()) summary.flush();
-  }
-
-  #writeSummary(status: number, counts: ReadonlyMap<string, number>, since: number): void {
-    let total = 0;
-    const codes: Record<string, number> = {};
-    for (const [code, count] of counts) {
-      total += count;
-      codes[code] = count;
-    }
-    const list = [...counts].map(([code, count]) => `${code} x${count}`).join(', ');
-    const causes = [...counts.keys()]
-      .map((code) => REFUSAL_CAUSES[code as WebhookErrorCode])
-      .filter((cause) => cause !== undefined)
-      .join(' ');
-    this.#logger.error(
-      { status, count: total, codes },
-      `${total} ${total === 1 ? 'delivery' : 'deliveries'} refused with ${status} since ` +
-        `${Number.isFinite(since) ? new Date(since).toISOString() : 'start'} (${list}). ${causes} At most one such line a minute; ` +
-        'pass a `logger` to see each refusal.',
-    );
-  }
+  const list = [...counts].map(([code, count]) => `${code} x${count}`).join(', ');
+  const causes = [...counts.keys()]
+    .map((code) => REFUSAL_CAUSES[code as WebhookErrorCode])
+    .filter((cause) => cause !== undefined)
+    .join(' ');
+  logger.error(
+    { status, count: total, codes },
+    `${total} ${total === 1 ? 'delivery' : 'deliveries'} refused with ${status} since ` +
+      `${Number.isFinite(since) ? new Date(since).toISOString() : 'start'} (${list}). ${causes} At most one such line a minute; ` +
+      'pass a `logger` to see each refusal.',
+  );
 }

@@ -37,16 +37,17 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 /** A level, or `'off'` for nothing at all. */
 export type LogThreshold = LogLevel | 'off';
 
-const RANK: Readonly<Record<LogThreshold, number>> = Object.freeze({
+const RANK: Readonly<Record<LogThreshold, number>> = /* @__PURE__ */ Object.freeze({
   debug: 10,
   info: 20,
   warn: 30,
   error: 40,
-  off: Number.POSITIVE_INFINITY,
+  // `Infinity`, not `Number.POSITIVE_INFINITY`: a bundler keeps a table that reads a property.
+  off: Infinity,
 });
 
 /** The values `logLevel` and `CHURN_RISK_LOG` accept, least verbose last. */
-export const LOG_THRESHOLDS: readonly LogThreshold[] = Object.freeze([
+export const LOG_THRESHOLDS: readonly LogThreshold[] = /* @__PURE__ */ Object.freeze([
   'debug',
   'info',
   'warn',

@@ -1,7 +1,7 @@
 import { isIntegrationError, type IntegrationErrorCode } from '../errors/integration-error.js';
 import { deliveryRefusal } from '../errors/delivery-refusal.js';
 import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
-import { DefaultRefusalLog } from './default-refusal-log.js';
+import { createDefaultRefusalLog, type DefaultRefusalLog } from './default-refusal-log.js';
 import { DEFAULT_RECEIVER_LOGGER, resolveLogger, type Logger } from './logger.js';
 import { createReceiverTelemetry, type ReceiverTelemetry } from './telemetry.js';
 import type { QueueDepth } from './receiver-metrics.js';
@@ -59,7 +59,7 @@ export class ReceiverObserver {
   }) {
     this.logger = resolveLogger(options.logger, DEFAULT_RECEIVER_LOGGER);
     this.verbose = this.logger !== DEFAULT_RECEIVER_LOGGER;
-    this.#defaultLog = this.verbose ? undefined : new DefaultRefusalLog(this.logger, options.now);
+    this.#defaultLog = this.verbose ? undefined : createDefaultRefusalLog(this.logger, options.now);
     this.#now = options.now;
     this.telemetry = createReceiverTelemetry(options.depth, checkTracer(options.tracer));
   }

@@ -69,7 +69,16 @@ describe("the alert schema's checks against zod's own", () => {
     );
     fc.assert(
       fc.property(
-        fc.record({ userId: near, score: near, triggeredAt: near }, { requiredKeys: [] }),
+        // `event` too: the schema's one-value enum against zod's `z.literal`.
+        fc.record(
+          {
+            event: fc.oneof(near, fc.constantFrom('churn_risk_alert', 'churn_risk_alerts')),
+            userId: near,
+            score: near,
+            triggeredAt: near,
+          },
+          { requiredKeys: [] },
+        ),
         (fields) => {
           const json = { ...createTestAlert(), ...fields };
           const ours = churnRiskAlertSchema.safeParse(json, { error: english });

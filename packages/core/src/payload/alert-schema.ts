@@ -93,7 +93,9 @@ const utcDateTime = z.check<string>((payload) => {
  * receivers; `extraFields(alert)` reads them.
  */
 export const churnRiskAlertSchema = z.looseObject({
-  event: z.literal('churn_risk_alert'),
+  // A one-value `z.enum`, not `z.literal`: the same decisions and issue (`invalid_value`, the one
+  // value), and a bundled receiver holds one class for it and `tier` instead of two.
+  event: z.enum(['churn_risk_alert']),
   userId: z.string().check(notEmpty),
   score: z.number().check(zeroToOne),
   tier: riskTierSchema,

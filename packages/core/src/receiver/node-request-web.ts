@@ -11,9 +11,9 @@ export function createNodeHandler(): Receiver['node'] {
   return function nodeHandler(): Promise<void> {
     return Promise.reject(
       new TypeError(
-        'receiver.node is a Node request listener, and @churn-risk/core was loaded here without ' +
-          "the 'node' export condition (a Worker, an edge runtime or a browser bundle). Hand Web " +
-          'Requests to receiver.fetch(request) instead.',
+        "receiver.node is for Node; @churn-risk/core was loaded without the 'node' export " +
+          'condition (a Worker, an edge runtime, a browser): hand Web Requests to ' +
+          'receiver.fetch(request).',
       ),
     );
   };

@@ -9,8 +9,7 @@ import { IntegrationError } from '../errors/integration-error.js';
 export const RAW_BODY_MISSING = 'RAW_BODY_MISSING';
 
 const MESSAGE =
-  'The request body was already read by a body parser, which kept no raw bytes, so the webhook ' +
-  'signature cannot be verified.';
+  'A body parser read the request body and kept no raw bytes: the signature cannot be verified.';
 
 /**
  * The error of a body that something read before the receiver: `500 RAW_BODY_MISSING`, the

@@ -79,7 +79,7 @@ export async function readWebBody(
   return collector.bytes();
 }
 
-const encoder = new TextEncoder();
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 /**
  * Reads a Node request body (an `IncomingMessage` or any `Readable`) into bytes, with the limit

@@ -15,7 +15,7 @@ export function toHmacPart(body: RawBody): string | Uint8Array {
   return typeof body === 'string' || body instanceof Uint8Array ? body : new Uint8Array(body);
 }
 
-const HEX_PAIRS: readonly string[] = Array.from({ length: 256 }, (_, i) =>
+const HEX_PAIRS: readonly string[] = /* @__PURE__ */ Array.from({ length: 256 }, (_, i) =>
   i.toString(16).padStart(2, '0'),
 );
 
@@ -26,16 +26,14 @@ export function toHex(bytes: Uint8Array): string {
   return out;
 }
 
-/** Value of each ASCII hex digit by character code; -1 for anything else. */
-const HEX_VALUES = new Int8Array(128).fill(-1);
-for (let i = 0; i < 10; i++) HEX_VALUES[48 + i] = i;
-for (let i = 0; i < 6; i++) {
-  HEX_VALUES[65 + i] = 10 + i;
-  HEX_VALUES[97 + i] = 10 + i;
-}
-
+/**
+ * The value of an ASCII hex digit's character code (either case); -1 for anything else. Computed,
+ * not looked up in a table built at load time, which a bundle would keep even where unused.
+ */
 function hexValue(code: number): number {
-  return code < 128 ? (HEX_VALUES[code] as number) : -1;
+  if (code >= 48 && code <= 57) return code - 48; // 0-9
+  const lower = code | 32; // A-F to a-f; no other character lands in a-f
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
 }
 
 /**

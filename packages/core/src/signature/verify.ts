@@ -226,7 +226,7 @@ export function outOfTolerance(settings: Settings, seconds: number): boolean {
  * Receives the usual single signature's bytes, so that no array is allocated per delivery. Shared
  * safely: from parsing to comparison, `check` runs no code but ours and the HMAC back end's.
  */
-const scratch = new Uint8Array(32);
+const scratch = /* @__PURE__ */ new Uint8Array(32);
 
 /** Checks one delivery in the documented order: headers present, timestamp format, signature, tolerance. */
 function check(settings: Settings, { body, signature, timestamp }: DeliveryToVerify): void {

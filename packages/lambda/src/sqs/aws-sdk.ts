@@ -36,7 +36,10 @@ export interface AwsCalls {
 // Loaded with require(): it finds the SDK that Lambda's Node runtimes provide (on NODE_PATH,
 // which import() does not read) as well as one installed beside the function, and it loads the
 // SDK's CommonJS build whatever export conditions the caller's tooling adds.
-const load = createRequire(import.meta.url);
+// Made at the first load, not at import: a bundle that never loads the SDK (the in-memory handler)
+// then drops it.
+let requireSdk: NodeJS.Require | undefined;
+const load = (pkg: string): unknown => (requireSdk ??= createRequire(import.meta.url))(pkg);
 
 type Module = Record<string, new (input?: unknown) => unknown>;
 

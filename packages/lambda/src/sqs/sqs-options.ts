@@ -59,7 +59,7 @@ export interface ResolvedSqsQueueOptions {
 }
 
 /** The defaults of `createSqsQueue`. */
-export const SQS_QUEUE_DEFAULTS = Object.freeze({
+export const SQS_QUEUE_DEFAULTS = /* @__PURE__ */ Object.freeze({
   maxStalls: 3,
   dedupeTtlMs: 72 * 3_600_000,
   keepFailedMs: 30 * 24 * 3_600_000,
