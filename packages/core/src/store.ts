@@ -36,7 +36,7 @@ export {
   type PushQueue,
   type PushQueueOptions,
 } from './processing/durable/push-queue.js';
-export { withTimeout } from './processing/durable/timing.js';
+export { withTimeout } from './processing/durable/queue-base.js';
 export { RENAMED_OPTIONS, refuseUnknownOptions } from './options/known-options.js';
 export type {
   AcceptOptions,

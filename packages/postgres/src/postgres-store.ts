@@ -16,11 +16,10 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { CONNECT_TIMEOUT_MS, describeConnection, openPool, withClient } from './connection.js';
 import { PostgresSchemaError, PostgresStoreError } from './errors.js';
-import { Listener } from './listener.js';
 import { checkTables, migrate } from './migrate.js';
 import { resolvePostgresOptions, type PostgresQueueOptions } from './options.js';
 import { channelOf, statements, type Statements } from './sql.js';
-import { WakeUp } from './wake-up.js';
+import { Listener, WakeUp } from './wake-up.js';
 
 /** The Postgres `AlertStore`. */
 export interface PostgresAlertStore extends AlertStore {

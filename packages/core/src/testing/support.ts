@@ -1,6 +1,6 @@
 // What every case group of `storeContract` and `pushQueueContract` shares: the runner's test
 // functions, assertions that say what differs, fresh alerts and their signed deliveries, waiting.
-import { nap } from '../processing/durable/timing.js';
+import { nap } from '../processing/durable/take-loop.js';
 import { ChurnRiskError } from '../errors/churn-risk-error.js';
 import type { QueuedAlert } from '../queue-port/alert-queue.js';
 import { signPayload } from '../signature/sign.js';

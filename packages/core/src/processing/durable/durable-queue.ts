@@ -10,7 +10,7 @@ import type {
 import { MIN_SWEEP_BUDGET_MS } from '../../queue-port/alert-queue.js';
 import { integerOption } from '../../options/integer-option.js';
 import { RENAMED_OPTIONS, refuseUnknownOptions } from '../../options/known-options.js';
-import { AlertRunner, type RunMode } from './alert-runner.js';
+import { AlertRunner, LeaseKeeper, type RunMode } from './alert-runner.js';
 import type {
   AlertStore,
   FailedAlert,
@@ -18,12 +18,35 @@ import type {
   FailedListOptions,
   QueueCounts,
 } from './alert-store.js';
-import { LeaseKeeper, type Taken } from './lease-keeper.js';
-import { DurableQueueBase } from './queue-base.js';
-import { describe, StoreOutage } from './store-outage.js';
+import { DurableQueueBase, withTimeout } from './queue-base.js';
 import { sweepDue } from './sweep.js';
-import { TakeLoop } from './take-loop.js';
-import { pollUntil, withTimeout } from './timing.js';
+import { describe, StoreOutage, TakeLoop, type Taken } from './take-loop.js';
+
+const POLL_MS = 50;
+
+/**
+ * How `idle` and `close` wait: resolves once `check` is true, asking every 50 ms. An aborted
+ * `signal` stops asking (the promise then never settles). A `check` that throws counts as false.
+ */
+function pollUntil(check: () => boolean | Promise<boolean>, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stopped = (): boolean => signal?.aborted === true;
+    const tick = async (): Promise<void> => {
+      if (stopped()) return;
+      let done = false;
+      try {
+        done = await check();
+      } catch {
+        done = false;
+      }
+      if (done) resolve();
+      else if (!stopped()) setTimeout(() => void tick(), POLL_MS);
+    };
+    // First check on a later microtask: work scheduled in this turn (a worker being started) is
+    // then in place.
+    void Promise.resolve().then(tick);
+  });
+}
 
 /** Options of `createDurableQueue`. */
 export interface DurableQueueOptions {

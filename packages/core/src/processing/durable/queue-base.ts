@@ -5,7 +5,29 @@ import type {
   AlertProcessor,
   QueuedAlert,
 } from '../../queue-port/alert-queue.js';
-import { withTimeout } from './timing.js';
+
+/**
+ * Settles like `promise`, or rejects with `Error("<message> within <ms> ms.")` once `ms` have
+ * passed first (a late outcome of `promise` is dropped, never an unhandled rejection). It bounds
+ * every accept of a durable queue (`enqueueTimeoutMs`). For store authors: an `AlertStore`'s
+ * `health()` must answer even when its back end hangs.
+ *
+ * @example
+ * await withTimeout(client.ping(), 2000, 'Redis did not answer PING');
+ */
+export function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`${message} within ${ms} ms.`));
+    }, ms);
+  });
+  // A late outcome of `promise` is dropped, never an unhandled rejection.
+  promise.catch(() => undefined);
+  return Promise.race([promise, timeout]).finally(() => {
+    clearTimeout(timer);
+  });
+}
 
 const ACCEPTED: AcceptedAlert = Object.freeze({ done: Promise.resolve() });
 

@@ -1,8 +1,7 @@
 import type { AlertProcessor, AlertRecord, SweepResult } from '../../queue-port/alert-queue.js';
-import type { RunMode } from './alert-runner.js';
+import type { LeaseKeeper, RunMode } from './alert-runner.js';
 import type { AlertStore, QueueCounts } from './alert-store.js';
-import type { LeaseKeeper, Taken } from './lease-keeper.js';
-import { describe } from './store-outage.js';
+import { describe, type Taken } from './take-loop.js';
 
 /** What a sweep works with: the queue's store, its leases and its slots. */
 export interface SweepParts {

@@ -1,18 +1,77 @@
-import type { AlertProcessor } from '../../queue-port/alert-queue.js';
+import type { Logger } from '../../observability/logger.js';
+import type { AlertProcessor, AlertRecord } from '../../queue-port/alert-queue.js';
 import type { AlertStore } from './alert-store.js';
-import type { LeaseKeeper, Taken } from './lease-keeper.js';
-import type { StoreOutage } from './store-outage.js';
-import { nap } from './timing.js';
 
 /** A take that answers "nothing due" faster than this did not wait: the loop naps. */
 const INSTANT_MS = 5;
 /** How long the loop waits after a take the store failed. */
 const STORE_BACKOFF_MS = 500;
 
+/** Waits `ms` milliseconds; `wake()` of the returned handle ends the wait early. */
+export function nap(ms: number): { done: Promise<void>; wake: () => void } {
+  let wake: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  });
+  return { done, wake };
+}
+
+/** An alert this process took, with the token it holds it by. */
+export interface Taken {
+  readonly taken: Required<AlertRecord>;
+  readonly token: string;
+}
+
+/** Where the take loop gets the lease token of each take (the queue's `LeaseKeeper`). */
+export interface LeaseTokens {
+  /** A fresh lease token of this process. */
+  token(): string;
+}
+
+/** An error's message, for log lines and errors that name a cause. */
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Whether a durable queue's store answers, as its takes, reclaims and stall records found it: an
+ * outage is logged once when it starts and once when it ends, never per failed call.
+ */
+export class StoreOutage {
+  readonly #kind: string;
+  #down = false;
+
+  constructor(kind: string) {
+    this.#kind = kind;
+  }
+
+  /** A call to the store failed. */
+  failed(logger: Logger, error: unknown): void {
+    if (this.#down) return;
+    this.#down = true;
+    logger.error(
+      { queue: this.#kind, err: error },
+      `churn-risk: the ${this.#kind} store does not answer (${describe(error)}); alerts are taken ` +
+        'again once it does',
+    );
+  }
+
+  /** A call to the store answered. */
+  answered(logger: Logger): void {
+    if (!this.#down) return;
+    this.#down = false;
+    logger.warn({ queue: this.#kind }, `churn-risk: the ${this.#kind} store answers again`);
+  }
+}
+
 /** What the take loop of a consuming process works with. */
 export interface TakeLoopParts {
   readonly store: AlertStore;
-  readonly leases: LeaseKeeper;
+  readonly leases: LeaseTokens;
   readonly outage: StoreOutage;
   readonly processor: AlertProcessor;
   readonly leaseMs: number;
