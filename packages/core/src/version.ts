@@ -4,5 +4,8 @@
  */
 export const VERSION = '0.1.0';
 
-/** The `User-Agent` header value of every request. */
-export const USER_AGENT = `churn-risk-node/${VERSION}`;
+/**
+ * The `User-Agent` header value of every request. A plain literal, not built from `VERSION`: a
+ * bundle without the API client then drops it (the version test keeps the two in step).
+ */
+export const USER_AGENT = 'churn-risk-node/0.1.0';
