@@ -274,7 +274,7 @@ class PgAlertStore implements PostgresAlertStore {
     id: string,
     token: string,
     next: TakeOptions,
-  ): Promise<{ completed: boolean; next: Required<AlertRecord> | undefined }> {
+  ): ReturnType<AlertStore['completeAndTake']> {
     if (this.#stopped) return { completed: await this.complete(id, token), next: undefined };
     // An id that is no job id completes nothing; the take happens all the same.
     const { rows } = await this.#query<AlertRow & { completed: number }>(

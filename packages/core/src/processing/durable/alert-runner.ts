@@ -6,7 +6,7 @@ import type { AlertLeaseStore, AlertStore } from './alert-store.js';
 import { describe, nap, type StoreOutage, type Taken } from './take-loop.js';
 
 /** What `completeAndTake` resolves with: whether the completion went through, the next alert. */
-type Completion = { completed: boolean; next: Required<AlertRecord> | undefined };
+type Completion = Awaited<ReturnType<AlertStore['completeAndTake']>>;
 
 /** How a slot runs the alerts it takes: whether a completion takes the next, and the tally. */
 export interface RunMode {

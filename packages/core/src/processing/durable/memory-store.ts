@@ -146,7 +146,7 @@ class MemoryAlertStore implements AlertStore {
     id: string,
     token: string,
     next: TakeOptions,
-  ): Promise<{ completed: boolean; next: Required<AlertRecord> | undefined }> {
+  ): ReturnType<AlertStore['completeAndTake']> {
     await this.#check();
     const completed = this.#complete(id, token);
     return { completed, next: this.#take(next) };
