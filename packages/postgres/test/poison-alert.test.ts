@@ -65,9 +65,10 @@ describe('a poison alert (real Postgres)', () => {
     );
     const healthy = makeAlert();
     expect((await web.handle(deliveryOf(healthy))).status).toBe(202);
+    // `onError` is called once the store took the failed verdict, so after `counts()` may show it.
     await until(
-      async () => (await queue.counts()).failed === 1 && ran.length === 1,
-      'the verdicts',
+      async () => (await queue.counts()).failed === 1 && ran.length === 1 && errors.length > 0,
+      'the verdicts and the report',
     );
     expect(ran).toEqual([healthy.userId]);
     expect(errors).toHaveLength(1);
