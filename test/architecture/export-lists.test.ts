@@ -78,7 +78,19 @@ function lookalikes(list: readonly string[]): string[] {
 }
 
 /** What applications read too (`queue.failed()`): in the main entry as well. */
-const IN_BOTH = new Set(['type FailedAlert']);
+const IN_BOTH = new Set(['type AlertRecord']);
+
+/** The names an alert on its way had before it had one record type (`AlertRecord<Stage>`). */
+const RETIRED_RECORD_NAMES = [
+  'QueuedAlert',
+  'AcceptedAlert',
+  'StoredAlert',
+  'StoredTry',
+  'DeliveredAlert',
+  'FailedAlert',
+  'Taken',
+  'HeldLease',
+];
 
 /** The most names core's main entry may export: what an application imports, and no more. */
 const MAIN_ENTRY_MAX = 80;
@@ -129,6 +141,19 @@ describe('the export list of every package entry', () => {
       const names = exportsOf(ENTRIES.get(entry) as string);
       expect(names.length).toBeGreaterThan(0);
       expect(names.filter((n) => main.has(n) && !IN_BOTH.has(n))).toEqual([]);
+    }
+  });
+
+  it('names an alert on its way once: AlertRecord, with its stage as the type parameter', () => {
+    const everywhere = [...ENTRIES].flatMap(([name, file]) =>
+      exportsOf(file).map((exported) => `${name}: ${exported}`),
+    );
+    const retired = RETIRED_RECORD_NAMES.flatMap((old) =>
+      everywhere.filter((line) => line.endsWith(` ${old}`)),
+    );
+    expect(retired).toEqual([]);
+    for (const entry of ['@churn-risk/core', '@churn-risk/core/store']) {
+      expect(exportsOf(ENTRIES.get(entry) as string)).toContain('type AlertRecord');
     }
   });
 });

@@ -89,7 +89,7 @@ describe('a poison alert (its worker is SIGKILLed every time it runs)', () => {
     await eventually(() => errorLines(errors).length > 0, 30_000, 'onError for the poison alert');
     const failed = await queue.failed();
     expect(failed).toHaveLength(1);
-    expect(failed[0]?.alertId).toBe(poison.id);
+    expect(failed[0]?.id).toBe(poison.id);
     expect(failed[0]?.error).toMatch(/Failed as poison \(stalls: 2,/);
     expect(starts()).toHaveLength(2); // not run a third time
 

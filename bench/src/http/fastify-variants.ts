@@ -8,11 +8,11 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { createReceiver, createVerifier, parseEvent, type Receiver } from '@churn-risk/core';
 import {
   createMemoryDedupeStore,
-  type AcceptedAlert,
+  type AcceptResult,
   type AlertProcessor,
   type AlertQueue,
   type DedupeStore,
-  type QueuedAlert,
+  type AlertRecord,
 } from '@churn-risk/core/store';
 import { churnRiskPlugin } from '@churn-risk/fastify';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
@@ -30,7 +30,7 @@ const METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 const headerOf = (value: string | string[] | undefined): string | undefined =>
   typeof value === 'string' ? value : undefined;
 
-const SETTLED: AcceptedAlert = { done: Promise.resolve() };
+const SETTLED: Exclude<AcceptResult, string> = { done: Promise.resolve() };
 const TTL_MS = 72 * 3600 * 1000;
 
 /**
@@ -42,7 +42,7 @@ const TTL_MS = 72 * 3600 * 1000;
 function leanQueue(dedupe: boolean): AlertQueue {
   const store = dedupe ? createMemoryDedupeStore() : undefined;
   let processor: AlertProcessor | undefined;
-  let pending: QueuedAlert[] = [];
+  let pending: AlertRecord<'accepted'>[] = [];
   const run = (): void => {
     const batch = pending;
     pending = [];

@@ -239,7 +239,7 @@ describe.each(['postgres', 'redis'] as const)(
       );
       expect(onErrorCalls(entries)).toHaveLength(1);
       const failed = (await alertStore().failed({ limit: 100 })).filter(
-        (alert) => alert.alertId === sent.id,
+        (alert) => alert.id === sent.id,
       );
       expect(failed).toHaveLength(1);
     });
@@ -298,7 +298,7 @@ describe.each(['postgres', 'redis'] as const)(
         expect(counts).toMatchObject({ waiting: 0, active: 0, delayed: 0 });
         expect(counts.completed).toBe(completedBefore + 1);
         expect(
-          (await alertStore().failed({ limit: 100 })).some((alert) => alert.alertId === sent.id),
+          (await alertStore().failed({ limit: 100 })).some((alert) => alert.id === sent.id),
         ).toBe(false);
         expect(onErrorCalls(await log().list(sent.id))).toEqual([]);
         // a serves again after its freeze

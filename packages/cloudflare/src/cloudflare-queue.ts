@@ -7,7 +7,7 @@ import {
   type DedupeStore,
   type AlertVerdict,
   type PushQueue,
-  type QueuedAlert,
+  type AlertRecord,
   type QueueHealth,
 } from '@churn-risk/core/store';
 import type { D1Database, QueueBatch, QueueMessage, QueueProducer } from './bindings.js';
@@ -138,7 +138,7 @@ class CloudflareQueueMode implements CloudflareQueue {
   }
 
   /** Claims the identity, then sends; a failed send releases the claim (nothing is claimed). */
-  async #send(entry: QueuedAlert): Promise<'accepted' | 'duplicate'> {
+  async #send(entry: AlertRecord<'accepted'>): Promise<'accepted' | 'duplicate'> {
     const claimed = await this.#claims.claim(entry.id, this.#ttlMs);
     if (!claimed) return 'duplicate';
     try {
@@ -216,7 +216,10 @@ class CloudflareQueueMode implements CloudflareQueue {
       return true;
     };
     try {
-      await this.queue.runDelivered({ ...body, stalls }, apply);
+      await this.queue.runDelivered(
+        { ...entry, tries: body.tries, succeeded: body.succeeded, stalls },
+        apply,
+      );
       this.#own.delete(message.id);
     } catch (error) {
       this.#log(

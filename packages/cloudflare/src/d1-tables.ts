@@ -1,7 +1,6 @@
-import { type FailedAlert } from '@churn-risk/core';
 import {
   resolveFailedListOptions,
-  type QueuedAlert,
+  type AlertRecord,
   type FailedListOptions,
 } from '@churn-risk/core/store';
 import type { D1Database, QueueProducer } from './bindings.js';
@@ -21,23 +20,20 @@ interface FailedRow {
   failed_at: number;
 }
 
-function toFailedAlert(row: FailedRow): FailedAlert {
-  const entry = JSON.parse(row.entry) as QueuedAlert;
+function toFailedAlert(row: FailedRow): AlertRecord<'failed'> {
   return {
-    id: row.id,
-    alertId: row.alert_id,
-    alert: entry.alert,
-    error: row.error,
-    succeededHandlers: JSON.parse(row.succeeded) as string[],
+    ...(JSON.parse(row.entry) as AlertRecord<'accepted'>),
+    jobId: row.id,
     tries: row.tries,
-    receivedAt: new Date(entry.receivedAt),
-    failedAt: new Date(row.failed_at),
+    succeeded: JSON.parse(row.succeeded) as string[],
+    error: row.error,
+    failedAt: row.failed_at,
   };
 }
 
 /** What `add` stores of a failed alert. */
 export interface FailedRecord {
-  entry: QueuedAlert;
+  entry: AlertRecord<'accepted'>;
   succeeded: readonly string[];
   tries: number;
   error: Error;
@@ -50,7 +46,7 @@ export interface FailedRecord {
  */
 export interface FailedStore {
   /** The failed alerts, newest first (default `limit` 50, `offset` 0). */
-  failed(options?: FailedListOptions): Promise<FailedAlert[]>;
+  failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]>;
   /** Sends one back to the queue, by its id or its alert identity; a `TypeError` when unknown. */
   retry(id: string): Promise<void>;
   /** Sends back every alert failed when it is called, once each; resolves to how many. */
@@ -90,7 +86,7 @@ export class D1FailedStore implements FailedStore {
       .run();
   }
 
-  async failed(options?: FailedListOptions): Promise<FailedAlert[]> {
+  async failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]> {
     const { limit, offset } = resolveFailedListOptions(options);
     await ensureSchema(this.#db);
     const { results } = await this.#db
@@ -133,7 +129,7 @@ export class D1FailedStore implements FailedStore {
 
   /** Sent before the row is deleted: a crash in between sends it twice, never loses it. */
   async #resend(row: FailedRow): Promise<void> {
-    const entry = JSON.parse(row.entry) as QueuedAlert;
+    const entry = JSON.parse(row.entry) as AlertRecord<'accepted'>;
     const succeeded = JSON.parse(row.succeeded) as string[];
     await this.#producer.send(messageOf(entry, 0, succeeded));
     await this.#db.prepare('DELETE FROM churn_risk_failed WHERE id = ?1').bind(row.id).run();
@@ -146,7 +142,7 @@ export class D1FailedStore implements FailedStore {
  *
  * @example
  * const store = createFailedStore(env.CHURN_RISK_DB, env.CHURN_RISK_ALERTS);
- * for (const failed of await store.failed({ limit: 20 })) console.log(failed.alertId, failed.error);
+ * for (const failed of await store.failed({ limit: 20 })) console.log(failed.id, failed.error);
  * await store.retryAll();
  */
 export function createFailedStore(db: D1Database, producer: QueueProducer): FailedStore {

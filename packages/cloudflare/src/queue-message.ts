@@ -1,4 +1,4 @@
-import type { QueuedAlert } from '@churn-risk/core/store';
+import type { AlertRecord } from '@churn-risk/core/store';
 
 /**
  * The body of a queue mode message: the accepted alert, the tries made before the one this
@@ -13,7 +13,7 @@ import type { QueuedAlert } from '@churn-risk/core/store';
 export interface AlertMessage {
   /** The format's version. */
   readonly churnRisk: 1;
-  readonly entry: QueuedAlert;
+  readonly entry: AlertRecord<'accepted'>;
   readonly tries: number;
   readonly succeeded: readonly string[];
   /** Deliveries without a verdict (the consumer died) of earlier messages of this try. */
@@ -24,7 +24,7 @@ export interface AlertMessage {
 
 /** The message that carries `entry` to try number `tries` (0 for the first). */
 export function messageOf(
-  entry: QueuedAlert,
+  entry: AlertRecord<'accepted'>,
   tries: number,
   succeeded: readonly string[],
 ): AlertMessage {

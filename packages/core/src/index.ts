@@ -54,7 +54,7 @@ export type {
   ReceiverStats,
   RetryOptions,
 } from './receiver/types.js';
-export type { FailedAlert } from './processing/durable/alert-store.js';
+export type { AlertRecord } from './queue-port/handler-types.js';
 export {
   ChurnRiskClient,
   ServiceError,

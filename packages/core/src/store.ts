@@ -17,7 +17,6 @@ export {
   type AlertLeaseStore,
   type AlertStore,
   type AlertVerdict,
-  type FailedAlert,
   type FailedAlertStore,
   type FailedListOptions,
   type QueueCounts,
@@ -41,13 +40,11 @@ export { RENAMED_OPTIONS, refuseUnknownOptions } from './options/known-options.j
 export type {
   AcceptOptions,
   AcceptResult,
-  AcceptedAlert,
   AlertProcessor,
   AlertQueue,
   AlertRecord,
   KeepAlive,
   QueueHealth,
-  QueuedAlert,
 } from './queue-port/alert-queue.js';
 export type { AnyHandler, HandlerRegistration } from './queue-port/handler-types.js';
 export { createMemoryQueue, type MemoryQueueOptions } from './processing/memory-queue.js';

@@ -1,4 +1,4 @@
-import type { FailedAlert, Logger } from '@churn-risk/core';
+import type { AlertRecord, Logger } from '@churn-risk/core';
 import type { FailedListOptions, QueueCounts, QueueHealth } from '@churn-risk/core/store';
 import type { NodeRequest, NodeResponse } from '@churn-risk/core/adapter';
 
@@ -10,7 +10,7 @@ import type { NodeRequest, NodeResponse } from '@churn-risk/core/adapter';
  */
 export interface OpsQueue {
   /** Failed alerts, newest first. */
-  failed(options?: FailedListOptions): Promise<FailedAlert[]>;
+  failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]>;
   /** Puts one failed alert back (by its id); rejects with a `TypeError` when there is none. */
   retry(id: string): Promise<void>;
   /** Puts back every alert failed when it is called; resolves with how many. */

@@ -1,36 +1,35 @@
-import type { FailedAlert } from '@churn-risk/core';
+import type { AlertRecord } from '@churn-risk/core';
 import { html, type Html } from './escape.js';
 import type { FailedPage } from './store-reads.js';
 
-/** `date` as `2026-11-28 01:50:12 UTC`. */
-function utc(date: Date | undefined): string {
-  if (date === undefined || Number.isNaN(date.getTime())) return 'unknown';
-  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+/** `iso` (an ISO date) as `2026-11-28 01:50:12 UTC`. */
+function utc(iso: string): string {
+  return `${iso.slice(0, 19).replace('T', ' ')} UTC`;
 }
 
-/** `date` in a `<time>` that the page's script keeps relative ("3 min ago"). */
-function when(date: Date | undefined): Html {
-  if (date === undefined || Number.isNaN(date.getTime())) return html`<span>unknown</span>`;
-  return html`<time datetime="${date.toISOString()}" title="${utc(date)}">${utc(date)}</time>`;
+/** `ms` (since the epoch) in a `<time>` that the page's script keeps relative ("3 min ago"). */
+function when(ms: number | undefined): Html {
+  if (ms === undefined || !Number.isFinite(ms)) return html`<span>unknown</span>`;
+  const iso = new Date(ms).toISOString();
+  return html`<time datetime="${iso}" title="${utc(iso)}">${utc(iso)}</time>`;
 }
 
-function renderAlert(failed: FailedAlert): Html {
+function renderAlert(failed: AlertRecord<'failed'>): Html {
   const { alert } = failed;
-  const succeeded =
-    failed.succeededHandlers.length > 0 ? failed.succeededHandlers.join(', ') : 'none';
+  const succeeded = failed.succeeded.length > 0 ? failed.succeeded.join(', ') : 'none';
   return html`<li class="alert">
     <div class="head">
       <strong>${alert.userId}</strong> <span class="tier">${alert.tier} ${alert.score}</span>
       <span class="failed-at">failed ${when(failed.failedAt)}</span>
-      <button type="button" data-retry="${failed.id}">Retry</button>
+      <button type="button" data-retry="${failed.jobId}">Retry</button>
     </div>
     <pre class="error">${failed.error}</pre>
     <p class="meta">
       <span>Tries: ${failed.tries}</span> <span>Handlers that succeeded: ${succeeded}</span>
-      <span>Received: ${when(failed.receivedAt)}</span> <span>Alert: ${failed.alertId}</span>
-      <span>Id: ${failed.id}</span>
+      <span>Received: ${when(failed.receivedAt)}</span> <span>Alert: ${failed.id}</span>
+      <span>Job: ${failed.jobId}</span>
     </p>
-    <details data-key="${failed.id}">
+    <details data-key="${failed.jobId}">
       <summary>Alert JSON</summary>
       <pre>${JSON.stringify(alert, null, 2)}</pre>
     </details>
@@ -38,7 +37,7 @@ function renderAlert(failed: FailedAlert): Html {
 }
 
 /** The errors of the listed alerts, most frequent first: what is failing, at a glance. */
-function renderErrorSummary(alerts: readonly FailedAlert[]): Html | undefined {
+function renderErrorSummary(alerts: readonly AlertRecord<'failed'>[]): Html | undefined {
   if (alerts.length < 2) return undefined;
   const counts = new Map<string, number>();
   for (const { error } of alerts) {

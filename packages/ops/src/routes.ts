@@ -1,4 +1,4 @@
-import type { FailedAlert } from '@churn-risk/core';
+import type { AlertRecord } from '@churn-risk/core';
 import { OpsError } from './ops-error.js';
 import { MAX_PAGE_SIZE } from './resolve-options.js';
 import type { FailedPage } from './store-reads.js';
@@ -43,7 +43,7 @@ export function pageOf(url: URL, pageSize: number): { limit: number; offset: num
 }
 
 /** A failed alert as the JSON API lists it (dates as ISO strings, `failedAt` `null` when unknown). */
-export interface FailedAlertJson extends Omit<FailedAlert, 'receivedAt' | 'failedAt'> {
+export interface FailedAlertJson extends Omit<AlertRecord<'failed'>, 'receivedAt' | 'failedAt'> {
   receivedAt: string;
   failedAt: string | null;
 }
@@ -55,8 +55,8 @@ export function failedJson(page: FailedPage): {
   offset: number;
   next: number | null;
 } {
-  const iso = (date: Date | undefined): string | null =>
-    date === undefined || Number.isNaN(date.getTime()) ? null : date.toISOString();
+  const iso = (ms: number | undefined): string | null =>
+    ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString();
   return {
     alerts: page.alerts.map((failed) => ({
       ...failed,

@@ -1,4 +1,4 @@
-import { type FailedAlert } from '@churn-risk/core';
+import { type AlertRecord } from '@churn-risk/core';
 import { withTimeout, type QueueCounts, type QueueHealth } from '@churn-risk/core/store';
 import { OpsError } from './ops-error.js';
 import type { ResolvedOptions } from './resolve-options.js';
@@ -17,7 +17,7 @@ export interface StoreStatus {
 
 /** A page of failed alerts, and whether there are older ones. */
 export interface FailedPage {
-  alerts: FailedAlert[];
+  alerts: AlertRecord<'failed'>[];
   limit: number;
   offset: number;
   /** The offset of the next (older) page, or `null` on the last page. */
@@ -73,7 +73,7 @@ export async function readFailed(
   page: { limit: number; offset: number },
 ): Promise<FailedPage> {
   const { queue, timeoutMs, logError } = options;
-  let alerts: FailedAlert[];
+  let alerts: AlertRecord<'failed'>[];
   try {
     // One more than shown: whether there is an older page, without a count.
     alerts = await withTimeout(

@@ -47,7 +47,7 @@ export function opsApiSuite(name: string, create: () => Promise<OpsBackend>): vo
         ]);
         expect(list.next).toBe(2);
         const [newest] = list.alerts;
-        expect(newest).toMatchObject({ tries: 1, succeededHandlers: ['audit'] });
+        expect(newest).toMatchObject({ tries: 1, succeeded: ['audit'] });
         expect(newest?.error).toContain('crm is down');
         expect(Date.parse(newest?.failedAt ?? '')).toBeGreaterThan(Date.now() - 60_000);
         const status = await bodyOf<{ counts: { failed: number }; health: { reachable: boolean } }>(

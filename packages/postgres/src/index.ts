@@ -11,5 +11,5 @@ export {
 export { createPostgresStore, type PostgresAlertStore } from './postgres-store.js';
 export { PostgresSchemaError, PostgresStoreError } from './errors.js';
 /** From `@churn-risk/core` (every durable store lists them alike). */
-export type { FailedAlert } from '@churn-risk/core';
+export type { AlertRecord } from '@churn-risk/core';
 export type { FailedListOptions, QueueCounts } from '@churn-risk/core/store';

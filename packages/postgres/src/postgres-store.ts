@@ -1,11 +1,9 @@
-import { type FailedAlert } from '@churn-risk/core';
 import {
   resolveFailedListOptions,
   withTimeout,
   type AlertRecord,
   type AlertStore,
   type AlertVerdict,
-  type QueuedAlert,
   type StoreAcceptOptions,
   type TakeOptions,
   type FailedListOptions,
@@ -61,11 +59,11 @@ interface AlertRow {
   lapsed: boolean | null;
 }
 
-function alertRecord(row: AlertRow | undefined): Required<AlertRecord> | undefined {
+function alertRecord(row: AlertRow | undefined): AlertRecord<'taken'> | undefined {
   if (row?.id == null || row.entry === null) return undefined;
   return {
-    id: row.id,
-    entry: JSON.parse(row.entry) as QueuedAlert,
+    ...(JSON.parse(row.entry) as AlertRecord<'accepted'>),
+    jobId: row.id,
     tries: row.tries ?? 0,
     succeeded: row.succeeded ?? [],
     stalls: row.stalls ?? 0,
@@ -180,7 +178,10 @@ class PgAlertStore implements PostgresAlertStore {
     }
   }
 
-  async accept(entry: QueuedAlert, options: StoreAcceptOptions): Promise<'accepted' | 'duplicate'> {
+  async accept(
+    entry: AlertRecord<'accepted'>,
+    options: StoreAcceptOptions,
+  ): Promise<'accepted' | 'duplicate'> {
     const asked = Date.now();
     await this.#start();
     let client: pg.PoolClient;
@@ -225,7 +226,7 @@ class PgAlertStore implements PostgresAlertStore {
    * one take of a process waits; while it does, another answers undefined at once, without a
    * query (nothing is due that the waiting one would not be woken for).
    */
-  async take(options: TakeOptions): Promise<Required<AlertRecord> | undefined> {
+  async take(options: TakeOptions): Promise<AlertRecord<'taken'> | undefined> {
     // Another take of this process waits for work: nothing is due that it would not be woken for
     // (a take that must not wait, a sweep's, asks all the same).
     if (this.#stopped || (options.wait !== false && this.#wakeUp.sleeping())) return undefined;
@@ -344,7 +345,7 @@ class PgAlertStore implements PostgresAlertStore {
     }
   }
 
-  async failed(options: FailedListOptions = {}): Promise<FailedAlert[]> {
+  async failed(options: FailedListOptions = {}): Promise<AlertRecord<'failed'>[]> {
     const { limit, offset } = resolveFailedListOptions(options);
     interface FailedRow {
       id: string;
@@ -356,16 +357,13 @@ class PgAlertStore implements PostgresAlertStore {
     }
     const { rows } = await this.#query<FailedRow>(this.#sql.failed, [limit, offset]);
     return rows.map((row) => {
-      const entry = JSON.parse(row.entry) as QueuedAlert;
       return {
-        id: row.id,
-        alertId: entry.id,
-        alert: entry.alert,
-        error: row.error ?? '',
-        succeededHandlers: [...row.succeeded],
+        ...(JSON.parse(row.entry) as AlertRecord<'accepted'>),
+        jobId: row.id,
         tries: row.tries,
-        receivedAt: new Date(entry.receivedAt),
-        failedAt: row.failed_at ?? undefined,
+        succeeded: [...row.succeeded],
+        error: row.error ?? '',
+        failedAt: row.failed_at?.getTime(),
       };
     });
   }

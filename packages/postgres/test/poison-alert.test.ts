@@ -28,7 +28,7 @@ describe('a poison alert (real Postgres)', () => {
     expect((await web.handle(deliveryOf(poison))).status).toBe(202);
 
     for (let death = 0; death <= maxStalls; death++) {
-      let taken: Required<AlertRecord> | undefined;
+      let taken: AlertRecord<'taken'> | undefined;
       const token = `dying-${String(death)}`;
       await until(
         async () => {
@@ -41,7 +41,7 @@ describe('a poison alert (real Postgres)', () => {
       // What core does at a takeover before the try: it counts the stall and writes the count.
       expect([taken?.stalls, taken?.lapsed]).toEqual([Math.max(0, death - 1), death > 0]);
       if (taken?.lapsed === true) {
-        expect(await dying.extend(taken.id, token, leaseMs, taken.stalls + 1)).toBe(true);
+        expect(await dying.extend(taken.jobId, token, leaseMs, taken.stalls + 1)).toBe(true);
       }
       await new Promise((resolve) => setTimeout(resolve, leaseMs + 50)); // the worker "dies"
     }
@@ -74,7 +74,7 @@ describe('a poison alert (real Postgres)', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/poison/i);
     const [failed] = await queue.failed();
-    expect(failed?.alertId).toBe(`${String(poison.userId)}:${String(poison.triggeredAt)}`);
+    expect(failed?.id).toBe(`${String(poison.userId)}:${String(poison.triggeredAt)}`);
     expect(failed?.error).toMatch(/poison/i);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(errors).toHaveLength(1); // once

@@ -97,7 +97,7 @@ describe('the Postgres store', () => {
       const done = entry();
       await store.accept(done, { dedupeTtlMs: 60_000 });
       const first = await store.take({ token: 't1', leaseMs: 60_000 });
-      expect(await store.complete(first?.id ?? '', 't1')).toBe(true);
+      expect(await store.complete(first?.jobId ?? '', 't1')).toBe(true);
       expect((await sql('SELECT count(*)::int AS n FROM housekeeping.alerts')).rows[0]).toEqual({
         n: 0,
       });
@@ -108,7 +108,7 @@ describe('the Postgres store', () => {
       const taken = await store.take({ token: 't2', leaseMs: 60_000 });
       const error = new Error('x');
       expect(
-        await store.fail(taken?.id ?? '', 't2', {
+        await store.fail(taken?.jobId ?? '', 't2', {
           outcome: 'failed',
           error,
           tries: 1,
@@ -156,7 +156,7 @@ describe('the Postgres store', () => {
       expect(await store.accept(entry(), { dedupeTtlMs: 60_000 })).toBe('accepted');
       const taken = await store.take({ token: 't', leaseMs: 60_000 });
       expect(taken).toBeDefined();
-      expect(await store.complete(taken?.id ?? '', 't')).toBe(true);
+      expect(await store.complete(taken?.jobId ?? '', 't')).toBe(true);
       expect((await store.counts()).waiting).toBe(1);
     } finally {
       await store.close();
@@ -222,7 +222,7 @@ describe('the Postgres store', () => {
       expect(plan).toMatch(/Index Scan using alerts_due/);
       expect(plan).not.toMatch(/Seq Scan|Sort/);
       const first = await store.take({ token: 't', leaseMs: 60_000 });
-      expect(first?.entry.id).toBe(oldest.id);
+      expect(first?.id).toBe(oldest.id);
     } finally {
       await store.close();
     }

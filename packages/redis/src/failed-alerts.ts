@@ -1,5 +1,5 @@
-import { type FailedAlert } from '@churn-risk/core';
 import {
+  type AlertRecord,
   resolveFailedListOptions,
   type FailedListOptions,
   type QueueCounts,
@@ -8,24 +8,16 @@ import type { Job, Queue } from 'bullmq';
 import type { AlertJobData } from './job-data.js';
 
 /** A failed job as `failed()` lists it. */
-export function toFailedAlert(job: Job<AlertJobData>): FailedAlert {
-  return {
-    id: String(job.id),
-    alertId: job.data.id,
-    alert: job.data.alert,
-    error: job.failedReason,
-    succeededHandlers: [...job.data.succeeded],
-    tries: job.data.tries,
-    receivedAt: new Date(job.data.receivedAt),
-    failedAt: job.finishedOn === undefined ? undefined : new Date(job.finishedOn),
-  };
+export function toFailedAlert(job: Job<AlertJobData>): AlertRecord<'failed'> {
+  const { stalls: _stalls, dueAt: _dueAt, ...record } = job.data;
+  return { ...record, jobId: String(job.id), error: job.failedReason, failedAt: job.finishedOn };
 }
 
 /** Lists failed alerts, newest first. */
 export async function listFailed(
   queue: Queue<AlertJobData>,
   options: FailedListOptions = {},
-): Promise<FailedAlert[]> {
+): Promise<AlertRecord<'failed'>[]> {
   const { limit, offset } = resolveFailedListOptions(options);
   const jobs = await queue.getFailed(offset, offset + limit - 1);
   return jobs.map(toFailedAlert);

@@ -9,7 +9,7 @@ export type { RedisClient, RedisConnection } from './connection.js';
 export type { AlertJobData } from './job-data.js';
 export { createRedisStore, type RedisAlertStore } from './redis-store.js';
 /** Moved to `@churn-risk/core` (every durable store lists them alike). */
-export type { FailedAlert } from '@churn-risk/core';
+export type { AlertRecord } from '@churn-risk/core';
 export type { FailedListOptions, QueueCounts } from '@churn-risk/core/store';
 export {
   createRedisDedupeStore,

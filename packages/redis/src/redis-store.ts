@@ -1,10 +1,8 @@
-import { type FailedAlert } from '@churn-risk/core';
 import {
   withTimeout,
   type AlertRecord,
   type AlertStore,
   type AlertVerdict,
-  type QueuedAlert,
   type StoreAcceptOptions,
   type TakeOptions,
   type FailedListOptions,
@@ -16,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { openConnections, type Connections, type RedisClient } from './connection.js';
 import { countJobs, listFailed } from './failed-alerts.js';
 import { writeDataIfLeased } from './fenced-data.js';
-import { JOB_NAME, QUEUE_NAME, toQueuedAlert, type AlertJobData } from './job-data.js';
+import { JOB_NAME, QUEUE_NAME, type AlertJobData } from './job-data.js';
 import {
   resolveRedisStoreOptions,
   type RedisStoreOptions,
@@ -97,7 +95,10 @@ class BullMqAlertStore implements RedisAlertStore {
     };
   }
 
-  async accept(entry: QueuedAlert, options: StoreAcceptOptions): Promise<'accepted' | 'duplicate'> {
+  async accept(
+    entry: AlertRecord<'accepted'>,
+    options: StoreAcceptOptions,
+  ): Promise<'accepted' | 'duplicate'> {
     const jobId = randomUUID();
     // One Lua script: SET the identity NX PX ttl and store the job, or neither (BullMQ's
     // addStandardJob with de-duplication). A duplicate gets the id of the job that holds it.
@@ -112,7 +113,7 @@ class BullMqAlertStore implements RedisAlertStore {
     return job.id === jobId ? 'accepted' : 'duplicate';
   }
 
-  async take(options: TakeOptions): Promise<Required<AlertRecord> | undefined> {
+  async take(options: TakeOptions): Promise<AlertRecord<'taken'> | undefined> {
     if (this.#stopped) return undefined;
     const { worker } = this.#consume();
     // Typed as always a job; BullMQ answers undefined when nothing is due.
@@ -187,7 +188,7 @@ class BullMqAlertStore implements RedisAlertStore {
     return reclaimExpiredJobs(this.#consume().worker);
   }
 
-  failed(options?: FailedListOptions): Promise<FailedAlert[]> {
+  failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]> {
     return listFailed(this.bullQueue, options);
   }
 
@@ -355,7 +356,7 @@ class BullMqAlertStore implements RedisAlertStore {
     job: Job<AlertJobData>,
     options: TakeOptions,
     lockToken = options.token,
-  ): Promise<Required<AlertRecord>> {
+  ): Promise<AlertRecord<'taken'>> {
     if (options.leaseMs !== this.#options.leaseMs) {
       await job.extendLock(lockToken, options.leaseMs); // BullMQ locked it for our leaseMs
     }
@@ -363,13 +364,17 @@ class BullMqAlertStore implements RedisAlertStore {
   }
 
   /** Records the lease of a job just taken, locked for `leaseMs`, and hands it out. */
-  #record(job: Job<AlertJobData>, token: string, lockToken: string): Required<AlertRecord> {
+  #record(job: Job<AlertJobData>, token: string, lockToken: string): AlertRecord<'taken'> {
     const id = String(job.id);
     const data = job.data;
     this.#leases.set(id, { job, token, lockToken, data });
+    const { id: alertId, alert, receivedAt, traceContext } = data;
     return {
-      id,
-      entry: toQueuedAlert(data),
+      id: alertId,
+      alert,
+      receivedAt,
+      ...(traceContext === undefined ? {} : { traceContext }),
+      jobId: id,
       tries: data.tries,
       succeeded: data.succeeded,
       stalls: data.stalls,

@@ -102,7 +102,7 @@ describe('createRedisQueue on a three-master Redis Cluster', () => {
     expect(calls).toEqual({ audit: 1, crm: 2 });
     expect(reported).toEqual(['CRM down']);
     const [failed] = await queue.failed();
-    expect(failed).toMatchObject({ tries: 2, succeededHandlers: ['audit'] });
+    expect(failed).toMatchObject({ tries: 2, succeeded: ['audit'] });
     expect(failed?.error).toMatch(/Handler crm failed/);
 
     broken = false;

@@ -110,7 +110,7 @@ describe('the Redis store under the try protocol', () => {
     const [failed] = await queue.failed();
     expect(failed).toMatchObject({
       error: 'Handler crm failed: Error: CRM down',
-      succeededHandlers: ['audit'],
+      succeeded: ['audit'],
       tries: 2,
     });
     expect(reported).toEqual(['CRM down']);

@@ -55,13 +55,13 @@ describe.each([1, 3])('reclaims with %i instance(s) on one Redis', (instances) =
     try {
       const store = (n: number): RedisAlertStore => stores[n % instances] as RedisAlertStore;
       await store(0).accept(queuedAlert(prefixSeq), { dedupeTtlMs: 60_000 });
-      let taken: Required<AlertRecord> | undefined = await store(0).take({
+      let taken: AlertRecord<'taken'> | undefined = await store(0).take({
         token: 'dead-0',
         leaseMs: LEASE_MS,
       });
       for (let round = 1; round <= ROUNDS; round++) {
         expect(taken, `round ${String(round)}: the alert is taken`).toBeDefined();
-        const id = taken?.id ?? '';
+        const id = taken?.jobId ?? '';
         // A reclaim while the taker (which never renews: it died) still holds the lease marks the
         // alert, and a check made then lives on in BullMQ's stalled-check key...
         const early = await store(round + 1).reclaimExpired();

@@ -172,7 +172,7 @@ describe('createRedisQueue', () => {
     const failed = await queue.failed();
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({
-      alertId: `${String(alert.userId)}:${String(alert.triggeredAt)}`,
+      id: `${String(alert.userId)}:${String(alert.triggeredAt)}`,
       alert,
       tries: 2,
     });
@@ -180,7 +180,7 @@ describe('createRedisQueue', () => {
     expect(await queue.counts()).toMatchObject({ failed: 1 });
 
     broken = false;
-    await queue.retry(failed[0]!.id);
+    await queue.retry(failed[0]!.jobId);
     await receiver.drain({ timeoutMs: 10_000 });
     expect(runs).toBe(3);
     expect(reported).toHaveLength(1);

@@ -18,7 +18,7 @@ import type {
   AcceptResult,
   AcceptedAlert,
   AlertQueue,
-  QueuedAlert,
+  AlertRecord,
   SweepOptions,
   SweepResult,
 } from '../queue-port/alert-queue.js';
@@ -327,7 +327,11 @@ class WebhookReceiver implements Receiver {
     if (this.#closed) refuseClosed();
 
     const alert = parsed.payload;
-    const entry: QueuedAlert = { id: alertIdentity(alert), alert, receivedAt: config.now() };
+    const entry: AlertRecord<'accepted'> = {
+      id: alertIdentity(alert),
+      alert,
+      receivedAt: config.now(),
+    };
     if (span !== undefined) {
       span.setAttribute('messaging.message.id', entry.id);
       entry.traceContext = toTraceCarrier(span.spanContext()); // the process spans link to it

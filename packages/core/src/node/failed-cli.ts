@@ -5,10 +5,9 @@
  * parsing, the header row, the connect time-out, exit codes and terminal-safe output are here.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { FailedAlert } from '../processing/durable/alert-store.js';
 import { ChurnRiskError } from '../errors/churn-risk-error.js';
 import { closest } from '../options/known-options.js';
-import type { QueueHealth } from '../queue-port/alert-queue.js';
+import type { AlertRecord, QueueHealth } from '../queue-port/alert-queue.js';
 
 /** Where the CLI writes (the process's stdout and stderr, or a test's buffers). */
 export interface CliIo {
@@ -27,7 +26,7 @@ export const CONNECT_TIMEOUT_MS = 5000;
 /** What the CLI needs of a durable queue: its failed set, its reachability, and `close`. */
 export interface FailedSetQueue {
   /** Failed alerts, newest first. */
-  failed(options: { limit: number; offset: number }): Promise<FailedAlert[]>;
+  failed(options: { limit: number; offset: number }): Promise<AlertRecord<'failed'>[]>;
   /** Puts one failed alert back; rejects with a `TypeError` when there is no such failed alert. */
   retry(id: string): Promise<void>;
   /** Puts back every alert failed now (a snapshot); resolves with how many. */
@@ -148,12 +147,12 @@ function count(name: string, value: string | undefined, fallback: number, min: n
 
 const COLUMNS = ['ID', 'ALERT', 'TRIES', 'FAILED AT', 'ERROR'] as const;
 
-function table(alerts: readonly FailedAlert[]): string {
+function table(alerts: readonly AlertRecord<'failed'>[]): string {
   const rows = alerts.map((alert) => [
-    alert.id,
-    printable(alert.alertId),
+    alert.jobId,
+    printable(alert.id),
     String(alert.tries),
-    alert.failedAt?.toISOString() ?? '-',
+    alert.failedAt === undefined ? '-' : new Date(alert.failedAt).toISOString(),
     printable(alert.error),
   ]);
   const widths = COLUMNS.map((title, i) =>

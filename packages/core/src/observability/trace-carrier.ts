@@ -5,7 +5,7 @@ import type { TracerSpanContext } from './receiver-tracer.js';
  * job) so that the `process` spans of whichever process runs the handlers link to it. The W3C
  * `traceparent` format, written and read here, so that it travels without a registered propagator.
  */
-// A type alias, not an interface: it must fit `QueuedAlert.traceContext` (a string record).
+// A type alias, not an interface: it must fit `AlertRecord<'accepted'>.traceContext` (a string record).
 export type TraceCarrier = {
   /** `00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`. */
   traceparent: string;

@@ -11,7 +11,7 @@ import {
   createMemoryQueue,
   type AlertProcessor,
   type AlertQueue,
-  type QueuedAlert,
+  type AlertRecord,
 } from '@churn-risk/core/store';
 import type { TryVerdict } from '../queue-port/try-types.js';
 import { runStoredTry } from './try-protocol.js';
@@ -55,7 +55,7 @@ function processorOf(
   return { processor, receiver };
 }
 
-const entry: QueuedAlert = {
+const entry: AlertRecord<'accepted'> = {
   id: 'user_1:2026-11-01T00:00:00.000Z',
   alert: {
     event: 'churn_risk_alert',

@@ -6,7 +6,7 @@ import type {
   AlertProcessor,
   AlertQueue,
   KeepAlive,
-  QueuedAlert,
+  AlertRecord,
 } from '../queue-port/alert-queue.js';
 import { integerOption } from '../options/integer-option.js';
 import { createMemoryDedupeStore, DEFAULT_DEDUPE_MAX_ENTRIES } from './memory-dedupe-store.js';
@@ -54,13 +54,17 @@ class MemoryJob implements Job, AcceptedAlert, TriesSoFar {
   succeeded: readonly string[] = NONE;
   readonly done: Promise<void>;
   #resolveDone!: () => void;
-  readonly #entry: QueuedAlert;
+  readonly #entry: AlertRecord<'accepted'>;
   readonly #processor: AlertProcessor;
   readonly #keepAlive: KeepAlive | undefined;
   #input!: TryInput;
   #guard: KeepAliveGuard | undefined;
 
-  constructor(entry: QueuedAlert, processor: AlertProcessor, keepAlive: KeepAlive | undefined) {
+  constructor(
+    entry: AlertRecord<'accepted'>,
+    processor: AlertProcessor,
+    keepAlive: KeepAlive | undefined,
+  ) {
     this.#entry = entry;
     this.#processor = processor;
     this.#keepAlive = keepAlive;
@@ -180,7 +184,7 @@ class MemoryQueue implements AlertQueue {
     this.#work = createWorkQueue(processor.concurrency, this.#maxQueue);
   }
 
-  accept(entry: QueuedAlert, options?: AcceptOptions): MaybePromise<AcceptResult> {
+  accept(entry: AlertRecord<'accepted'>, options?: AcceptOptions): MaybePromise<AcceptResult> {
     const store = this.#store;
     if (store === undefined) return this.#push(entry, options);
     // A throwing store becomes a rejection: the receiver answers 503 so that the sender retries.
@@ -213,7 +217,10 @@ class MemoryQueue implements AlertQueue {
     return this.#work?.running ?? 0;
   }
 
-  #push(entry: QueuedAlert, options: AcceptOptions | undefined): MaybePromise<AcceptResult> {
+  #push(
+    entry: AlertRecord<'accepted'>,
+    options: AcceptOptions | undefined,
+  ): MaybePromise<AcceptResult> {
     const job = new MemoryJob(entry, this.#processor as AlertProcessor, options?.keepAlive);
     if (this.#attached().tryPush(job, options?.ownTurn === true)) return job;
     // No room: forget the identity, so that the service's redelivery is processed.

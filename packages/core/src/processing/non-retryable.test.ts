@@ -48,7 +48,7 @@ interface Mode {
   /** Alerts in the failed set; `undefined` in memory mode (it has none). */
   failed(): Promise<number | undefined>;
   /** A failed alert's record of succeeded handlers; `undefined` in memory mode. */
-  failedRecord(): Promise<string[] | undefined>;
+  failedRecord(): Promise<readonly string[] | undefined>;
   /** Puts the failed alert back (durable modes) and resolves once its tries are over again. */
   retryFailed?(): Promise<void>;
 }
@@ -96,7 +96,7 @@ function durableMode(options: ModeOptions): Mode {
     },
     scheduledRetries: () => retries,
     failed: async () => (await queue.counts()).failed,
-    failedRecord: async () => (await queue.failed())[0]?.succeededHandlers,
+    failedRecord: async () => (await queue.failed())[0]?.succeeded,
     async retryFailed() {
       const [failed] = await queue.failed();
       if (failed === undefined) throw new Error('no failed alert');
@@ -108,13 +108,13 @@ function durableMode(options: ModeOptions): Mode {
 
 /** The push entry point, over an in-memory stand-in for a platform queue (Cloudflare Queues). */
 function pushMode(options: ModeOptions): Mode {
-  const messages: AlertRecord[] = [];
-  const failedStore: { message: AlertRecord; verdict: AlertVerdict }[] = [];
+  const messages: AlertRecord<'delivered'>[] = [];
+  const failedStore: { message: AlertRecord<'delivered'>; verdict: AlertVerdict }[] = [];
   let retries = 0;
   const queue = createPushQueue({
     kind: 'test-platform',
     send: (entry) => {
-      messages.push({ entry, tries: 0, succeeded: [] });
+      messages.push({ ...entry, tries: 0, succeeded: [] });
       return Promise.resolve('accepted');
     },
   });
@@ -125,11 +125,7 @@ function pushMode(options: ModeOptions): Mode {
       await queue.runDelivered(current, (verdict) => {
         if (verdict.outcome === 'retry') {
           retries += 1;
-          messages.push({
-            entry: current.entry,
-            tries: verdict.tries,
-            succeeded: verdict.succeeded,
-          });
+          messages.push({ ...current, tries: verdict.tries, succeeded: verdict.succeeded });
         } else if (verdict.outcome === 'failed') {
           failedStore.push({ message: current, verdict });
         }
@@ -155,8 +151,7 @@ function pushMode(options: ModeOptions): Mode {
         throw new Error('no failed alert');
       }
       // An operator's retry from the failed store: tries reset, the record kept.
-      const { entry } = failed.message;
-      messages.push({ entry, tries: 0, succeeded: failed.verdict.succeeded });
+      messages.push({ ...failed.message, tries: 0, succeeded: failed.verdict.succeeded });
       await consume();
     },
   };

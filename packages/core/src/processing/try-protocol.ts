@@ -14,7 +14,7 @@ import type { HandlerRegistry } from './handler-registry.js';
 import type {
   AlertContext,
   HandlerRegistration,
-  QueuedAlert,
+  AlertRecord,
 } from '../queue-port/handler-types.js';
 import { isPromiseLike, type MaybePromise } from './maybe-promise.js';
 import type {
@@ -392,7 +392,7 @@ export class TryRunner implements AlertProcessor {
     return this.#observer.logger;
   }
 
-  input(entry: QueuedAlert): TryInput {
+  input(entry: AlertRecord<'accepted'>): TryInput {
     const observer = this.#observer;
     const { telemetry } = observer;
     return {

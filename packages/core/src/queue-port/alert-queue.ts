@@ -1,26 +1,30 @@
-import type { QueuedAlert } from './handler-types.js';
-export type { AlertRecord, QueuedAlert } from './handler-types.js';
+import type { AlertRecord } from './handler-types.js';
+export type { AlertRecord } from './handler-types.js';
 import type { Logger } from '../observability/logger.js';
 import type { TryInput } from './try-types.js';
 
-/** An alert the queue has taken: `done` settles when this process has finished its part. */
-export interface AcceptedAlert {
-  /**
-   * Settles (never rejects) when this process is done with the alert: after its handlers, their
-   * retries and `onError` for a queue that processes in this process; at once for a durable
-   * queue, whose workers process it later.
-   */
-  readonly done: Promise<void>;
-  /** After `done`: handlers that failed after their retries (in-process queues only). */
-  readonly failures?: number;
-}
-
 /**
- * What the queue answers for an alert: taken (`AcceptedAlert`), already seen (`'duplicate'`), or
+ * What the queue answers for an alert: taken (an object whose `done` settles when this process
+ * has finished its part), already seen (`'duplicate'`), or
  * refused for lack of room (`'full'`, answered `503 OVERLOADED`). A queue that cannot record the
  * alert (its store is down or slow) throws or rejects, which is also answered `503 OVERLOADED`.
  */
-export type AcceptResult = AcceptedAlert | 'duplicate' | 'full';
+export type AcceptResult =
+  | {
+      /**
+       * Settles (never rejects) when this process is done with the alert: after its handlers,
+       * their retries and `onError` for a queue that processes in this process; at once for a
+       * durable queue, whose workers process it later.
+       */
+      readonly done: Promise<void>;
+      /** After `done`: handlers that failed after their retries (in-process queues only). */
+      readonly failures?: number;
+    }
+  | 'duplicate'
+  | 'full';
+
+/** The taken member of `AcceptResult` (internal: the queues make it, the receiver reads it). */
+export type AcceptedAlert = Exclude<AcceptResult, string>;
 
 /**
  * The receiver's side of processing, handed to the queue by `attach`: the handlers and the retry
@@ -30,7 +34,7 @@ export interface AlertProcessor {
   /** Alerts one process runs at once: the receiver's `concurrency` option. */
   readonly concurrency: number;
   /** What the tries of `entry` need, with the handlers registered now. */
-  input(entry: QueuedAlert): TryInput;
+  input(entry: AlertRecord<'accepted'>): TryInput;
   /** The receiver's logger, for what a queue has to say beyond an alert's tries. */
   readonly logger: Logger;
 }
@@ -70,7 +74,10 @@ export interface AlertQueue {
    * Records the identity and stores the alert, atomically: after a failure, neither is kept.
    * Synchronous when the store is.
    */
-  accept(entry: QueuedAlert, options?: AcceptOptions): AcceptResult | Promise<AcceptResult>;
+  accept(
+    entry: AlertRecord<'accepted'>,
+    options?: AcceptOptions,
+  ): AcceptResult | Promise<AcceptResult>;
   /**
    * Forgets an identity, so that the service's redelivery is processed again (`mode: 'sync'`,
    * which only an in-process queue runs).

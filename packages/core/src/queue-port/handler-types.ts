@@ -69,11 +69,25 @@ export type ErrorHandler = (
 ) => unknown;
 
 /**
- * An accepted alert on its way through a queue. Plain JSON, so that a durable queue can store it
- * as it is and hand it to a worker in another process.
+ * An alert on its way, at one stage: the one record type of accept, take, retry and the failed
+ * set. Plain JSON, so that a back end can keep it as it is and hand it to a process elsewhere.
+ * Every stage has the accepted alert (`id`, `alert`, `receivedAt`, `traceContext`); the others
+ * add what core wrote after a try:
+ * - `'accepted'`: what the receiver accepted, as `AlertStore.accept` and a push queue's `send`
+ *   get it.
+ * - `'taken'`: what a pull store's `take` (and `completeAndTake`'s `next`) resolves with, under the
+ *   taker's lease: the store's `jobId`, `tries`, `succeeded`, `stalls` and `lapsed`.
+ * - `'delivered'`: a message a push-based platform queue delivered, given to
+ *   `PushQueue.runDelivered`: `tries`, `succeeded`, and `stalls` where the platform counts
+ *   redeliveries.
+ * - `'failed'`: an alert that failed after its last try, as `failed()` lists it: `jobId`,
+ *   `tries`, `succeeded`, `error` and `failedAt`.
  */
-export interface QueuedAlert {
-  /** The alert identity `userId:triggeredAt`, the de-duplication key. */
+export type AlertRecord<Stage extends 'accepted' | 'taken' | 'delivered' | 'failed'> = {
+  /**
+   * The alert identity `userId:triggeredAt`: the de-duplication key, the handlers' `context.id`,
+   * and what `retry(id)` takes.
+   */
   id: string;
   /** The validated alert, unknown extra fields included. */
   alert: ChurnRiskAlert;
@@ -84,50 +98,67 @@ export interface QueuedAlert {
    * instrumentation so that the processing, wherever it runs, links to the delivery's span.
    */
   traceContext?: Record<string, string>;
-}
-
-/**
- * An alert between its tries, as a back end keeps it: the alert as it was accepted, and what core
- * wrote after its last try. One type for both stages that hand one to core:
- * - taken: what a pull store's `take` (and `completeAndTake`'s `next`) resolves with, under the
- *   taker's lease. Every field is set there: the type is `Required<AlertRecord>`.
- * - delivered: a message a push-based platform queue delivered, given to
- *   `PushQueue.runDelivered`. It carries `entry`, `tries`, `succeeded`, and `stalls` where the
- *   platform counts redeliveries; `id` and `lapsed` are not read.
- */
-export interface AlertRecord {
-  /** The alert as it was accepted (`AlertStore.accept`, `PushQueueOptions.send`). */
-  readonly entry: QueuedAlert;
-  /**
-   * Tries made so far, 0 before the first: the `tries` of the last `retry` verdict (a pull store's
-   * `scheduleRetry`; a push queue's new message), reset to 0 by `retry(id)`. The try about to run
-   * is number `tries`, which the handlers see as `context.attempt`.
-   */
-  readonly tries: number;
-  /**
-   * Ids of the handlers that succeeded for the alert in earlier tries (the last verdict's
-   * `succeeded`): the next try skips them. Kept across a failure and a `retry(id)`.
-   */
-  readonly succeeded: readonly string[];
-  /**
-   * How often the alert stalled before this try: taken, how often a taker died or froze without
-   * writing a verdict, as core last wrote it (`extend(id, token, leaseMs, stalls)`; `retry(id)`
-   * sets 0); delivered, how often the platform redelivered the message without a verdict. Above
-   * `maxStalls`, core fails the alert without a try (a poison alert). Set on every taken record;
-   * a delivered message without it counts 0.
-   */
-  readonly stalls?: number;
-  /**
-   * Taken only: the store's id of the alert's job, what `extend`, `complete`, `scheduleRetry`,
-   * `fail` and `retry(id)` take (it may differ from the alert identity `entry.id`).
-   */
-  readonly id?: string;
-  /**
-   * Taken only: the previous taker of this alert lost its lease without writing a verdict (it died
-   * or froze) and `reclaimExpired` put the alert back, so this take is a takeover. Core counts the
-   * stall (`stalls + 1`), writes the count with `extend(id, token, leaseMs, stalls)` and fails the
-   * alert when it is above `maxStalls`. The store keeps the flag until one of core's writes clears
-   * it (that stall record, or any verdict); `retry(id)` clears it.
-   */
-  readonly lapsed?: boolean;
-}
+} & (Stage extends 'accepted'
+  ? unknown
+  : {
+      /**
+       * Tries made so far. Taken or delivered: 0 before the first; the `tries` of the last `retry`
+       * verdict (a pull store's `scheduleRetry`; a push queue's new message), reset to 0 by
+       * `retry(id)`; the try about to run is number `tries`, which the handlers see as
+       * `context.attempt`. Failed: the tries made, the last one included.
+       */
+      readonly tries: number;
+      /**
+       * Ids of the handlers that succeeded for the alert in earlier tries (the last verdict's
+       * `succeeded`): the next try, and a `retry(id)` of a failed alert, skip them.
+       */
+      readonly succeeded: readonly string[];
+    }) &
+  (Stage extends 'taken'
+    ? {
+        /**
+         * The store's id of the alert's job, what `extend`, `complete`, `scheduleRetry` and `fail`
+         * take (it may differ from the alert identity `id`).
+         */
+        readonly jobId: string;
+        /**
+         * How often the alert stalled before this try: how often a taker died or froze without
+         * writing a verdict, as core last wrote it (`extend(jobId, token, leaseMs, stalls)`;
+         * `retry(id)` sets 0). Above `maxStalls`, core fails the alert without a try (a poison
+         * alert).
+         */
+        readonly stalls: number;
+        /**
+         * The previous taker of this alert lost its lease without writing a verdict (it died or
+         * froze) and `reclaimExpired` put the alert back, so this take is a takeover. Core counts
+         * the stall (`stalls + 1`), writes the count with `extend(jobId, token, leaseMs, stalls)`
+         * and fails the alert when it is above `maxStalls`. The store keeps the flag until one of
+         * core's writes clears it (that stall record, or any verdict); `retry(id)` clears it.
+         */
+        readonly lapsed: boolean;
+      }
+    : Stage extends 'delivered'
+      ? {
+          /**
+           * How often the platform redelivered the message without a verdict (a message without
+           * it counts 0). Above `maxStalls`, core fails the alert without a try.
+           */
+          readonly stalls?: number;
+        }
+      : Stage extends 'failed'
+        ? {
+            /** The store's id of the alert's job (`retry` also takes it). */
+            readonly jobId: string;
+            /**
+             * The last try's error message: it names the handlers that failed by id (`Handler crm
+             * failed: ...`), or says that the alert stalled (its worker died mid-alert more than
+             * `maxStalls` times).
+             */
+            readonly error: string;
+            /**
+             * When the last try failed, in milliseconds since the epoch (undefined where the store
+             * does not know).
+             */
+            readonly failedAt: number | undefined;
+          }
+        : unknown);

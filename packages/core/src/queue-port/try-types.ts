@@ -65,4 +65,4 @@ export interface TryLease {
 }
 
 /** What a try of a durable queue reads from the alert's record: tries, the record, the stalls. */
-export type StoredTry = Required<Pick<AlertRecord, 'tries' | 'succeeded' | 'stalls'>>;
+export type StoredTry = Pick<AlertRecord<'taken'>, 'tries' | 'succeeded' | 'stalls'>;

@@ -27,9 +27,7 @@ export function leaseCases({ run, accepted, takeOne, takeOver, leaseMs }: StoreC
         (i % 2 === 0 ? a : b).take({ token: token(`t${String(i)}`), leaseMs: 60_000 }),
       ),
     );
-    const got = takes
-      .filter((x): x is Required<AlertRecord> => x !== undefined)
-      .map((x) => x.entry.id);
+    const got = takes.filter((x): x is AlertRecord<'taken'> => x !== undefined).map((x) => x.id);
     same(got.length, 3, 'alerts handed out by 12 parallel takes of 3 alerts');
     same(new Set(got).size, 3, 'distinct alerts handed out');
     same([...got].sort(), alerts.map((x) => x.id).sort(), 'the alerts handed out');
@@ -51,7 +49,7 @@ export function leaseCases({ run, accepted, takeOne, takeOver, leaseMs }: StoreC
         [a, 'a2'],
         [b, 'b2'],
       ] as const) {
-        order.push((await takeOne(store, who)).entry.id);
+        order.push((await takeOne(store, who)).id);
       }
       same(order, [y.id, x.id, ...older.map((alert) => alert.id)], 'the take order');
     },
@@ -62,21 +60,21 @@ export function leaseCases({ run, accepted, takeOne, takeOver, leaseMs }: StoreC
     async ({ a, b }) => {
       const [alert] = await accepted(a, 1);
       const first = await takeOne(a, 'a');
-      same(first.entry.id, alert?.id, 'the alert taken');
+      same(first.id, alert?.id, 'the alert taken');
       same([first.tries, first.stalls, first.lapsed], [0, 0, false], 'the first take');
       same(await b.take({ token: token('b'), leaseMs }), undefined, 'a take while leased');
       await sleep(leaseMs + 50);
       const second = await takeOver(b, 'b');
-      same(second.entry.id, alert?.id, 'the alert taken over');
-      same(second.entry.alert, alert?.alert, 'the alert as accepted');
+      same(second.id, alert?.id, 'the alert taken over');
+      same(second.alert, alert?.alert, 'the alert as accepted');
       same([second.tries, second.stalls, second.lapsed], [0, 0, true], 'the takeover');
-      same(await b.extend(second.id, second.token, leaseMs, 1), true, 'extend with stalls 1');
+      same(await b.extend(second.jobId, second.token, leaseMs, 1), true, 'extend with stalls 1');
       await sleep(leaseMs + 50);
       const third = await takeOver(a, 'a');
       same([third.stalls, third.lapsed], [1, true], 'the second takeover (the count kept)');
-      same(await a.extend(third.id, third.token, 60_000, 2), true, 'extend with stalls 2');
+      same(await a.extend(third.jobId, third.token, 60_000, 2), true, 'extend with stalls 2');
       same(
-        await a.scheduleRetry(third.id, third.token, {
+        await a.scheduleRetry(third.jobId, third.token, {
           outcome: 'retry',
           delayMs: 0,
           tries: 1,
@@ -114,25 +112,25 @@ export function leaseCases({ run, accepted, takeOne, takeOver, leaseMs }: StoreC
     async ({ a, b }) => {
       const alerts = await accepted(a, 3);
       const first = await takeOne(a, 'a');
-      same(first.entry.id, alerts[0]?.id, 'the oldest alert is taken first');
+      same(first.id, alerts[0]?.id, 'the oldest alert is taken first');
       const stale = token('stale');
-      const refused = await b.completeAndTake(first.id, stale, { token: token('b'), leaseMs });
+      const refused = await b.completeAndTake(first.jobId, stale, { token: token('b'), leaseMs });
       same(refused.completed, false, 'completeAndTake with a token that holds nothing');
-      same(refused.next?.entry.id, alerts[1]?.id, 'its take happens all the same');
+      same(refused.next?.id, alerts[1]?.id, 'its take happens all the same');
       const nextToken = token('a');
-      const done = await a.completeAndTake(first.id, first.token, {
+      const done = await a.completeAndTake(first.jobId, first.token, {
         token: nextToken,
         leaseMs: 60_000,
       });
       same(done.completed, true, 'completeAndTake by the holder');
-      same(done.next?.entry.id, alerts[2]?.id, 'the next alert taken');
+      same(done.next?.id, alerts[2]?.id, 'the next alert taken');
       same([done.next?.tries, done.next?.lapsed], [0, false], 'the next alert as stored');
       same(await b.take({ token: token('b'), leaseMs }), undefined, 'a take while all leased');
       const last = done.next;
       check(last !== undefined, 'completeAndTake handed out an alert');
       if (last === undefined) return;
-      same(await a.extend(last.id, nextToken, 60_000), true, 'the next alert is leased to it');
-      const end = await a.completeAndTake(last.id, nextToken, { token: token('a'), leaseMs });
+      same(await a.extend(last.jobId, nextToken, 60_000), true, 'the next alert is leased to it');
+      const end = await a.completeAndTake(last.jobId, nextToken, { token: token('a'), leaseMs });
       same([end.completed, end.next], [true, undefined], 'completeAndTake with nothing due');
       same((await b.counts()).completed, 2, 'completed alerts');
     },
@@ -145,18 +143,18 @@ export function leaseCases({ run, accepted, takeOne, takeOver, leaseMs }: StoreC
       const first = await takeOne(a, 'a');
       await sleep(leaseMs + 50);
       const second = await takeOver(b, 'b', 60_000);
-      same(second.id, first.id, 'the same alert taken over');
+      same(second.jobId, first.jobId, 'the same alert taken over');
       const [waiting] = await accepted(a, 1);
       // The first thing `a` writes after losing the lease: a store that remembers what it handed
       // out must still ask who holds the alert now.
-      const late = await a.completeAndTake(first.id, first.token, {
+      const late = await a.completeAndTake(first.jobId, first.token, {
         token: token('a'),
         leaseMs: 60_000,
       });
       same(late.completed, false, 'completeAndTake with the lost lease');
-      same(late.next?.entry.id, waiting?.id, 'its take happens all the same');
-      same(await b.extend(second.id, second.token, 60_000), true, 'the new holder keeps it');
-      same(await b.complete(second.id, second.token), true, 'complete by the new holder');
+      same(late.next?.id, waiting?.id, 'its take happens all the same');
+      same(await b.extend(second.jobId, second.token, 60_000), true, 'the new holder keeps it');
+      same(await b.complete(second.jobId, second.token), true, 'complete by the new holder');
       same((await b.counts()).completed, 1, 'completed alerts');
     },
   );
@@ -167,15 +165,15 @@ export function leaseCases({ run, accepted, takeOne, takeOver, leaseMs }: StoreC
     await sleep(leaseMs + 50);
     const second = await takeOver(b, 'b', 60_000);
     const error = new Error('stale');
-    same(await a.extend(first.id, first.token, leaseMs), false, 'extend with the stale token');
+    same(await a.extend(first.jobId, first.token, leaseMs), false, 'extend with the stale token');
     same(
-      await a.extend(first.id, first.token, leaseMs, 5),
+      await a.extend(first.jobId, first.token, leaseMs, 5),
       false,
       'extend with stalls and the stale token',
     );
-    same(await a.complete(first.id, first.token), false, 'complete with the stale token');
+    same(await a.complete(first.jobId, first.token), false, 'complete with the stale token');
     same(
-      await a.scheduleRetry(first.id, first.token, {
+      await a.scheduleRetry(first.jobId, first.token, {
         outcome: 'retry',
         delayMs: 0,
         tries: 1,
@@ -186,13 +184,18 @@ export function leaseCases({ run, accepted, takeOne, takeOver, leaseMs }: StoreC
       'scheduleRetry with the stale token',
     );
     same(
-      await a.fail(first.id, first.token, { outcome: 'failed', error, tries: 1, succeeded: ['x'] }),
+      await a.fail(first.jobId, first.token, {
+        outcome: 'failed',
+        error,
+        tries: 1,
+        succeeded: ['x'],
+      }),
       false,
       'fail with the stale token',
     );
-    same(await b.extend(second.id, second.token, 60_000), true, 'extend by the holder');
-    same(await b.complete(second.id, second.token), true, 'complete by the holder');
-    same(await a.complete(second.id, second.token), false, 'a second complete');
+    same(await b.extend(second.jobId, second.token, 60_000), true, 'extend by the holder');
+    same(await b.complete(second.jobId, second.token), true, 'complete by the holder');
+    same(await a.complete(second.jobId, second.token), false, 'a second complete');
     const counts = await a.counts();
     same([counts.completed, counts.failed], [1, 0], 'completed and failed after the writes');
   });

@@ -1,7 +1,6 @@
 // What the receiver-level cases run on: a platform of queues that share one back end, and the
 // receivers the cases make on it.
-import type { FailedAlert } from '../processing/durable/alert-store.js';
-import type { AlertQueue } from '../queue-port/alert-queue.js';
+import type { AlertQueue, AlertRecord } from '../queue-port/alert-queue.js';
 import { createReceiver } from '../create-receiver/create-receiver.js';
 import type { Receiver, RetryOptions } from '../receiver/types.js';
 import { SECRET } from './support.js';
@@ -20,7 +19,7 @@ export interface ReceiverPlatform {
    */
   settle(receivers: readonly Receiver[]): Promise<void>;
   /** The failed store's alerts. */
-  failed(): Promise<FailedAlert[]>;
+  failed(): Promise<AlertRecord<'failed'>[]>;
   /** Puts a failed alert back (tries reset, the record of succeeded handlers kept). */
   retry(id: string): Promise<void>;
   /** Releases what the platform opened (called after the case's receivers are closed). */

@@ -13,7 +13,7 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
     const delayMs = 1_000;
     const scheduled = Date.now();
     same(
-      await a.scheduleRetry(first.id, first.token, {
+      await a.scheduleRetry(first.jobId, first.token, {
         outcome: 'retry',
         delayMs,
         tries: 7,
@@ -47,7 +47,7 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
       const first = await takeOne(a, 'a');
       const error = new Error('Handler b failed');
       same(
-        await a.scheduleRetry(first.id, first.token, {
+        await a.scheduleRetry(first.jobId, first.token, {
           outcome: 'retry',
           delayMs: 0,
           tries: 1,
@@ -60,7 +60,7 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
       const second = await takeOne(b, 'b');
       same([second.tries, second.succeeded], [1, ['a']], 'tries and record at the second take');
       same(
-        await b.fail(second.id, second.token, {
+        await b.fail(second.jobId, second.token, {
           outcome: 'failed',
           error,
           tries: 2,
@@ -72,12 +72,12 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
       const failed = await a.failed();
       same(failed.length, 1, 'failed alerts');
       same(
-        [failed[0]?.alertId, failed[0]?.succeededHandlers, failed[0]?.tries],
+        [failed[0]?.id, failed[0]?.succeeded, failed[0]?.tries],
         [alert?.id, ['a', 'c'], 2],
         'the failed entry (identity, record, tries)',
       );
       check(/Handler b failed/.test(failed[0]?.error ?? ''), 'the failed entry keeps the error');
-      await b.retry(failed[0]?.id ?? '');
+      await b.retry(failed[0]?.jobId ?? '');
       same((await a.failed()).length, 0, 'failed alerts after retry(id)');
       const third = await takeOne(a, 'a');
       same([third.tries, third.succeeded], [0, ['a', 'c']], 'tries and record after retry(id)');
@@ -88,7 +88,7 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
     const [alert] = await accepted(a, 1);
     let taken = await takeOne(a, 'a');
     for (let tries = 1; tries < 3; tries++) {
-      await a.scheduleRetry(taken.id, taken.token, {
+      await a.scheduleRetry(taken.jobId, taken.token, {
         outcome: 'retry',
         delayMs: 0,
         tries,
@@ -98,7 +98,7 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
       taken = await takeOne(a, 'a');
     }
     same(taken.tries, 2, 'tries before the failure');
-    await a.fail(taken.id, taken.token, {
+    await a.fail(taken.jobId, taken.token, {
       outcome: 'failed',
       error: new Error('x'),
       tries: 3,
@@ -122,7 +122,7 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
       await accepted(a, 3);
       for (let i = 0; i < 3; i++) {
         const taken = await takeOne(a, 'a');
-        await a.fail(taken.id, taken.token, {
+        await a.fail(taken.jobId, taken.token, {
           outcome: 'failed',
           error: new Error('down'),
           tries: 1,
@@ -141,7 +141,7 @@ export function retryCases({ run, accepted, takeOne, timeout }: StoreCaseKit): v
             continue;
           }
           refailed++;
-          await b.fail(taken.id, t, {
+          await b.fail(taken.jobId, t, {
             outcome: 'failed',
             error: new Error('down again'),
             tries: 1,

@@ -12,11 +12,11 @@ export function statusCases(
     await accepted(a, 5);
     const error = new Error('x');
     const one = await takeOne(a, 'a');
-    await a.complete(one.id, one.token);
+    await a.complete(one.jobId, one.token);
     const two = await takeOne(b, 'b');
-    await b.fail(two.id, two.token, { outcome: 'failed', error, tries: 1, succeeded: [] });
+    await b.fail(two.jobId, two.token, { outcome: 'failed', error, tries: 1, succeeded: [] });
     const three = await takeOne(a, 'a');
-    await a.scheduleRetry(three.id, three.token, {
+    await a.scheduleRetry(three.jobId, three.token, {
       outcome: 'retry',
       delayMs: 600_000,
       tries: 1,

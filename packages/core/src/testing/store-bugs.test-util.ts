@@ -26,7 +26,7 @@ export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
     caughtBy: 'take is exclusive',
     bug: (inner) => {
       // Whoever asks gets an alert, and any token writes: the first taker's lease is used for all.
-      const handedOut = new Map<string, { taken: Required<AlertRecord>; token: string }>();
+      const handedOut = new Map<string, { taken: AlertRecord<'taken'>; token: string }>();
       const holder = (id: string): string => handedOut.get(id)?.token ?? '';
       const done = <T>(id: string, result: Promise<T>): Promise<T> => {
         handedOut.delete(id);
@@ -36,7 +36,7 @@ export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
         async take(options) {
           const taken = await inner.take({ ...options, leaseMs: 3_600_000 });
           if (taken !== undefined) {
-            handedOut.set(taken.id, { taken, token: options.token });
+            handedOut.set(taken.jobId, { taken, token: options.token });
             return taken;
           }
           return handedOut.values().next().value?.taken;
@@ -46,7 +46,7 @@ export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
         async completeAndTake(id, _token, next) {
           const result = await done(id, inner.completeAndTake(id, holder(id), next));
           if (result.next !== undefined) {
-            handedOut.set(result.next.id, { taken: result.next, token: next.token });
+            handedOut.set(result.next.jobId, { taken: result.next, token: next.token });
           }
           return result;
         },
@@ -76,16 +76,16 @@ export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
       return {
         async retry(id) {
           const entry = (await inner.failed({ limit: 1000 })).find(
-            (f) => f.id === id || f.alertId === id,
+            (f) => f.jobId === id || f.id === id,
           );
           await inner.retry(id);
-          if (entry !== undefined) kept.set(entry.id, entry.tries);
+          if (entry !== undefined) kept.set(entry.jobId, entry.tries);
         },
         async take(options) {
           const taken = await inner.take(options);
-          const tries = taken === undefined ? undefined : kept.get(taken.id);
+          const tries = taken === undefined ? undefined : kept.get(taken.jobId);
           if (taken === undefined || tries === undefined) return taken;
-          kept.delete(taken.id);
+          kept.delete(taken.jobId);
           return { ...taken, tries, succeeded: [] };
         },
       };
@@ -103,7 +103,7 @@ export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
       return {
         async take(options) {
           const taken = await inner.take(options);
-          if (taken !== undefined) holders.set(taken.id, options.token);
+          if (taken !== undefined) holders.set(taken.jobId, options.token);
           return taken;
         },
         completeAndTake: (id, _token, next) =>

@@ -1,7 +1,7 @@
 // The frame of every store case: two store instances on one back end (two processes), and the
 // steps the cases share (accept some alerts, take one, take one over once its lease expired).
 import type { AlertStore } from '../processing/durable/alert-store.js';
-import type { AlertRecord, QueuedAlert } from '../queue-port/alert-queue.js';
+import type { AlertRecord } from '../queue-port/alert-queue.js';
 import type { Receiver } from '../receiver/types.js';
 import { eventually, queuedAlert, same, token, type ContractTestApi } from './support.js';
 
@@ -39,14 +39,14 @@ export interface StoreFixture {
 }
 
 /** An alert a take handed out, with the token it was taken with. */
-export type TakenAlert = Required<AlertRecord> & { token: string };
+export type TakenAlert = AlertRecord<'taken'> & { token: string };
 
 /** What the store case groups register and run their cases with. */
 export interface StoreCaseKit {
   /** Registers the case `name`: `body` runs on a fresh fixture, closed after it. */
   run: (name: string, body: (fixture: StoreFixture) => Promise<void>) => void;
   /** Accepts `count` fresh alerts into `store`. */
-  accepted: (store: AlertStore, count: number) => Promise<QueuedAlert[]>;
+  accepted: (store: AlertStore, count: number) => Promise<AlertRecord<'accepted'>[]>;
   /** Takes from `store` until it hands something out. */
   takeOne: (store: AlertStore, who: string) => Promise<TakenAlert>;
   /**
@@ -84,7 +84,7 @@ export function storeCaseKit(test: ContractTestApi, options: StoreContractOption
       timeout,
     );
   };
-  const accepted = async (store: AlertStore, count: number): Promise<QueuedAlert[]> => {
+  const accepted = async (store: AlertStore, count: number): Promise<AlertRecord<'accepted'>[]> => {
     const alerts = Array.from({ length: count }, queuedAlert);
     for (const alert of alerts) {
       same(await store.accept(alert, { dedupeTtlMs: 3_600_000 }), 'accepted', 'accept');

@@ -2,7 +2,7 @@
 // functions, assertions that say what differs, fresh alerts and their signed deliveries, waiting.
 import { nap } from '../processing/durable/take-loop.js';
 import { ChurnRiskError } from '../errors/churn-risk-error.js';
-import type { QueuedAlert } from '../queue-port/alert-queue.js';
+import type { AlertRecord } from '../queue-port/alert-queue.js';
 import { signPayload } from '../signature/sign.js';
 
 /**
@@ -40,7 +40,7 @@ export const SECRET = 'whsec_store_contract';
 let sequence = 0;
 
 /** A fresh alert, as the receiver queues it. */
-export function queuedAlert(): QueuedAlert {
+export function queuedAlert(): AlertRecord<'accepted'> {
   sequence += 1;
   const triggeredAt = new Date(Date.UTC(2026, 0, 1) + sequence * 1000).toISOString();
   const userId = `contract_${String(sequence)}_${Math.random().toString(36).slice(2, 8)}`;
@@ -60,7 +60,7 @@ export function queuedAlert(): QueuedAlert {
 }
 
 /** A signed delivery of `alert` (default a fresh one), for `receiver.handle`. */
-export function delivery(alert: QueuedAlert = queuedAlert()): {
+export function delivery(alert: AlertRecord<'accepted'> = queuedAlert()): {
   method: string;
   headers: Record<string, string>;
   body: string;

@@ -1,7 +1,6 @@
-import { type FailedAlert } from '@churn-risk/core';
 import {
   resolveFailedListOptions,
-  type QueuedAlert,
+  type AlertRecord,
   type FailedListOptions,
 } from '@churn-risk/core/store';
 import type { AwsCalls } from './aws-sdk.js';
@@ -9,7 +8,7 @@ import { epochSeconds } from './dynamo-identities.js';
 
 /** A failed alert as the consumer stores it. */
 export interface FailedRecord {
-  entry: QueuedAlert;
+  entry: AlertRecord<'accepted'>;
   tries: number;
   succeeded: readonly string[];
   error: Error;
@@ -17,26 +16,16 @@ export interface FailedRecord {
 
 type Item = Record<string, { S?: string; N?: string } | undefined>;
 
-/** A failed alert as `failed()` lists it, with the record a retry sends again. */
-export type StoredFailure = FailedAlert & { entry: QueuedAlert };
-
-function storedFailure(item: Item): StoredFailure {
-  const entry = JSON.parse(item.entry?.S ?? '{}') as QueuedAlert;
+function failedRecord(item: Item): AlertRecord<'failed'> {
   return {
-    id: item.sk?.S ?? '',
-    alertId: entry.id,
-    alert: entry.alert,
-    error: item.error?.S ?? '',
-    succeededHandlers: JSON.parse(item.succeeded?.S ?? '[]') as string[],
+    ...(JSON.parse(item.entry?.S ?? '{}') as AlertRecord<'accepted'>),
+    jobId: item.sk?.S ?? '',
     tries: Number(item.tries?.N),
-    receivedAt: new Date(entry.receivedAt),
-    failedAt: new Date(Number(item.failedAt?.N)),
-    entry,
+    succeeded: JSON.parse(item.succeeded?.S ?? '[]') as string[],
+    error: item.error?.S ?? '',
+    failedAt: Number(item.failedAt?.N),
   };
 }
-
-/** `failed()`'s shape, without the entry. */
-const listed = ({ entry: _entry, ...failed }: StoredFailure): FailedAlert => failed;
 
 /**
  * The failed table: one partition per queue (`pk` = the queue's name), one item per failed alert
@@ -77,7 +66,7 @@ export class DynamoFailedTable {
   }
 
   /** Every live failed alert (of failed id or alert identity `id`, when given), newest first. */
-  async all(id?: string): Promise<StoredFailure[]> {
+  async all(id?: string): Promise<AlertRecord<'failed'>[]> {
     const items: Item[] = [];
     let start: Record<string, never> | undefined;
     do {
@@ -98,14 +87,14 @@ export class DynamoFailedTable {
       items.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
-    const all = items.map(storedFailure);
-    return id === undefined ? all : all.filter((f) => f.id === id || f.alertId === id);
+    const all = items.map(failedRecord);
+    return id === undefined ? all : all.filter((f) => f.jobId === id || f.id === id);
   }
 
   /** Failed alerts, newest first (default `limit` 50, `offset` 0). */
-  async failed(options?: FailedListOptions): Promise<FailedAlert[]> {
+  async failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]> {
     const { limit, offset } = resolveFailedListOptions(options);
-    return (await this.all()).slice(offset, offset + limit).map(listed);
+    return (await this.all()).slice(offset, offset + limit);
   }
 
   /** Deletes failed alert `id`. */

@@ -1,4 +1,4 @@
-import type { QueuedAlert } from '@churn-risk/core/store';
+import type { AlertRecord } from '@churn-risk/core/store';
 
 /**
  * The body of a queue mode message (JSON): the accepted alert, the tries made before the one this
@@ -10,7 +10,7 @@ import type { QueuedAlert } from '@churn-risk/core/store';
 export interface SqsAlertMessage {
   /** The format's version. */
   readonly churnRisk: 1;
-  readonly entry: QueuedAlert;
+  readonly entry: AlertRecord<'accepted'>;
   readonly tries: number;
   readonly succeeded: readonly string[];
   readonly notBefore?: number;
@@ -21,7 +21,7 @@ export const MAX_DELAY_SECONDS = 900;
 
 /** The message that carries `entry` to try number `tries` (0 for the first). */
 export function messageOf(
-  entry: QueuedAlert,
+  entry: AlertRecord<'accepted'>,
   tries: number,
   succeeded: readonly string[],
   notBefore?: number,
@@ -65,5 +65,5 @@ export function parseMessage(body: string): SqsAlertMessage | undefined {
     return undefined;
   }
   if (!isObject(entry.alert)) return undefined;
-  return messageOf(entry as unknown as QueuedAlert, value.tries, succeeded, notBefore);
+  return messageOf(entry as unknown as AlertRecord<'accepted'>, value.tries, succeeded, notBefore);
 }

@@ -257,12 +257,12 @@ describe('createSqsQueue', () => {
     expect(runs).toEqual({ audit: 2, crm: 4 });
 
     const failed = await queue.failed();
-    expect(failed.map((f) => [f.alert.userId, f.tries, f.succeededHandlers])).toHaveLength(2);
+    expect(failed.map((f) => [f.alert.userId, f.tries, f.succeeded])).toHaveLength(2);
     expect(failed[0]?.error).toMatch(/crm/);
-    expect(failed[0]?.succeededHandlers).toEqual(['audit']);
+    expect(failed[0]?.succeeded).toEqual(['audit']);
     // Newest first.
-    expect(failed.map((f) => f.failedAt?.getTime() ?? 0)).toEqual(
-      failed.map((f) => f.failedAt?.getTime() ?? 0).sort((a, b) => b - a),
+    expect(failed.map((f) => f.failedAt ?? 0)).toEqual(
+      failed.map((f) => f.failedAt ?? 0).sort((a, b) => b - a),
     );
     expect(await queue.failed({ limit: 1, offset: 1 })).toEqual([failed[1]]);
     expect(await queue.counts()).toEqual({
@@ -275,13 +275,13 @@ describe('createSqsQueue', () => {
 
     broken = false;
     const [first, second] = failed;
-    await queue.retry(first?.id ?? '');
-    await expect(queue.retry(first?.id ?? '')).rejects.toThrow(TypeError);
+    await queue.retry(first?.jobId ?? '');
+    await expect(queue.retry(first?.jobId ?? '')).rejects.toThrow(TypeError);
     expect(await queue.depth()).toBe(1);
     await drain(where, (event) => handler(event));
     expect(runs).toEqual({ audit: 2, crm: 5 });
     // By alert identity too; then nothing is left.
-    await queue.retry(second?.alertId ?? '');
+    await queue.retry(second?.id ?? '');
     await drain(where, (event) => handler(event));
     expect(runs).toEqual({ audit: 2, crm: 6 });
     expect(await queue.failed()).toEqual([]);
@@ -563,8 +563,8 @@ describe('createSqsQueue', () => {
       const listed = await run(['failed', 'list', '--json', ...flags]);
       expect(listed.code).toBe(0);
       const [line] = listed.out.trim().split('\n');
-      const failed = JSON.parse(line ?? '{}') as { id: string; alertId: string };
-      expect(failed.alertId).toMatch(/^user_sqs_cli:/);
+      const failed = JSON.parse(line ?? '{}') as { id: string; jobId: string };
+      expect(failed.id).toMatch(/^user_sqs_cli:/);
       expect(await run(['failed', 'retry', failed.id, ...flags])).toEqual({
         code: 0,
         out: `Retrying ${failed.id}.\n`,

@@ -1,4 +1,3 @@
-import { type FailedAlert } from '@churn-risk/core';
 import {
   createPushQueue,
   withTimeout,
@@ -7,13 +6,12 @@ import {
   type AlertRecord,
   type AlertVerdict,
   type PushQueue,
-  type QueuedAlert,
   type FailedListOptions,
   type QueueCounts,
   type QueueHealth,
 } from '@churn-risk/core/store';
 import { awsCalls, describeError, type AwsCalls } from './aws-sdk.js';
-import { DynamoFailedTable, type StoredFailure } from './dynamo-failed-table.js';
+import { DynamoFailedTable } from './dynamo-failed-table.js';
 import { DynamoIdentities } from './dynamo-identities.js';
 import {
   refuseOtherQueues,
@@ -45,7 +43,7 @@ export interface SqsQueue extends PushQueue {
    */
   handleSqsEvent(event: SqsEvent): Promise<SqsBatchResponse>;
   /** Failed alerts (after their last try, or poison), newest first. */
-  failed(options?: FailedListOptions): Promise<FailedAlert[]>;
+  failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]>;
   /**
    * Sends a failed alert back to the queue, its tries counted afresh; handlers that already
    * succeeded for it are not run again. `id` is the id `failed()` lists, or the alert identity.
@@ -112,7 +110,7 @@ class SqsQueueMode implements SqsQueue {
     this.#processor = processor;
   }
 
-  accept(entry: QueuedAlert): Promise<AcceptResult> {
+  accept(entry: AlertRecord<'accepted'>): Promise<AcceptResult> {
     return Promise.resolve(this.#push.accept(entry));
   }
 
@@ -137,14 +135,14 @@ class SqsQueueMode implements SqsQueue {
   }
 
   runDelivered(
-    message: AlertRecord,
+    message: AlertRecord<'delivered'>,
     apply: (verdict: AlertVerdict) => Promise<boolean>,
   ): Promise<void> {
     return this.#push.runDelivered(message, apply);
   }
 
   /** Claims the identity, then sends; a failed send releases the claim (nothing is claimed). */
-  async #accept(entry: QueuedAlert): Promise<'accepted' | 'duplicate'> {
+  async #accept(entry: AlertRecord<'accepted'>): Promise<'accepted' | 'duplicate'> {
     const token = crypto.randomUUID();
     if (!(await this.#identities.claim(entry.id, this.#options.dedupeTtlMs, token))) {
       return 'duplicate';
@@ -206,7 +204,7 @@ class SqsQueueMode implements SqsQueue {
         return true;
       }
       const stalls = await this.#stalls(record);
-      await this.#push.runDelivered({ entry, tries, succeeded, stalls }, (verdict) =>
+      await this.#push.runDelivered({ ...entry, tries, succeeded, stalls }, (verdict) =>
         this.#apply(entry, verdict),
       );
       this.#localNotes.delete(record.messageId);
@@ -248,7 +246,7 @@ class SqsQueueMode implements SqsQueue {
     }
   }
 
-  async #apply(entry: QueuedAlert, verdict: AlertVerdict): Promise<boolean> {
+  async #apply(entry: AlertRecord<'accepted'>, verdict: AlertVerdict): Promise<boolean> {
     if (verdict.outcome === 'retry') {
       await this.#send(messageOf(entry, verdict.tries, verdict.succeeded), verdict.delayMs);
     } else if (verdict.outcome === 'failed') {
@@ -260,7 +258,7 @@ class SqsQueueMode implements SqsQueue {
 
   // The failed set.
 
-  failed(options?: FailedListOptions): Promise<FailedAlert[]> {
+  failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]> {
     return this.#failed.failed(options);
   }
 
@@ -275,10 +273,17 @@ class SqsQueueMode implements SqsQueue {
   }
 
   /** Sent before the item is deleted: a crash in between sends it twice, never loses it. */
-  async #resend(failures: StoredFailure[]): Promise<number> {
-    for (const { id, entry, succeededHandlers } of failures) {
-      await this.#send(messageOf(entry, 0, succeededHandlers), 0);
-      await this.#failed.remove(id);
+  async #resend(failures: AlertRecord<'failed'>[]): Promise<number> {
+    for (const {
+      jobId,
+      tries: _tries,
+      succeeded,
+      error: _error,
+      failedAt: _at,
+      ...entry
+    } of failures) {
+      await this.#send(messageOf(entry, 0, succeeded), 0);
+      await this.#failed.remove(jobId);
     }
     return failures.length;
   }

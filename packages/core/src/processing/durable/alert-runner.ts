@@ -63,7 +63,7 @@ export class AlertRunner {
           ? { tries: taken.tries, succeeded: taken.succeeded, stalls }
           : taken;
         await runStoredTry(
-          processor.input(taken.entry),
+          processor.input(taken),
           stored,
           this.#maxStalls,
           (verdict) => this.#storeVerdict(processor, lease, verdict, mode),
@@ -71,8 +71,8 @@ export class AlertRunner {
         );
       } catch (error) {
         processor.logger.error(
-          { id: taken.entry.id, err: error },
-          `churn-risk: the try of alert ${taken.entry.id} failed unexpectedly`,
+          { id: taken.id, err: error },
+          `churn-risk: the try of alert ${taken.id} failed unexpectedly`,
         );
       } finally {
         this.#leases.release(lease);
@@ -86,8 +86,8 @@ export class AlertRunner {
   async #recordStall(processor: AlertProcessor, lease: HeldLease): Promise<boolean> {
     const { taken } = lease;
     try {
-      if (await this.#store.extend(taken.id, lease.token, this.#leaseMs, lease.stalls)) {
-        const id = taken.entry.id;
+      if (await this.#store.extend(taken.jobId, lease.token, this.#leaseMs, lease.stalls)) {
+        const id = taken.id;
         if (lease.stalls <= this.#maxStalls) {
           warnAlways(
             processor.logger,
@@ -100,8 +100,8 @@ export class AlertRunner {
         return true;
       }
       processor.logger.warn(
-        { id: taken.entry.id },
-        `churn-risk: the lease on alert ${taken.entry.id} was lost before its try started`,
+        { id: taken.id },
+        `churn-risk: the lease on alert ${taken.id} was lost before its try started`,
       );
     } catch (error) {
       // Not run: the alert stays leased until its lease ends, then it is taken over again.
@@ -147,7 +147,7 @@ export class AlertRunner {
       mode.stored?.(verdict.outcome);
       return true;
     }
-    const id = lease.taken.entry.id;
+    const id = lease.taken.id;
     processor.logger.warn(
       { id, outcome: verdict.outcome },
       `churn-risk: the outcome of alert ${id} was not stored: its lease was lost and ` +
@@ -167,7 +167,7 @@ export class AlertRunner {
   ): Promise<boolean> {
     for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
       if (Date.now() + wait > deadline) {
-        const id = lease.taken.entry.id;
+        const id = lease.taken.id;
         processor.logger.error(
           { id, err: error },
           `churn-risk: the outcome of alert ${id} could not be stored (${describe(error)}); ` +
@@ -190,7 +190,7 @@ export class AlertRunner {
    * slot chains (`completeAndTake` with `lease.nextToken`), answered by `#took`.
    */
   #write(lease: HeldLease, verdict: TryVerdict, mode: RunMode): Promise<boolean | Completion> {
-    const { id, tries } = lease.taken;
+    const { jobId: id, tries } = lease.taken;
     const { token } = lease;
     if (verdict.outcome === 'completed') {
       if (!mode.chains()) return this.#store.complete(id, token);
@@ -235,7 +235,7 @@ function instanceId(): string {
  * renewal timer that would have found the lease lost.
  */
 export class HeldLease implements TryLease, Taken {
-  readonly taken: Required<AlertRecord>;
+  readonly taken: AlertRecord<'taken'>;
   readonly token: string;
   readonly stalls: number;
   /** When the lease ends unless renewed (`Date.now()`: a process that was suspended sees it). */
@@ -274,7 +274,7 @@ export class HeldLease implements TryLease, Taken {
   /** The lease is lost (`why`): the signal aborts, and that is logged once. */
   lose(why: string): void {
     if (this.#lost !== undefined) return;
-    const id = this.taken.entry.id;
+    const id = this.taken.id;
     this.#lost = new Error(`The lease on alert ${id} was lost (${why}).`);
     this.#controller?.abort(this.#lost);
     warnAlways(
@@ -365,7 +365,7 @@ export class LeaseKeeper {
       return;
     }
     lease.renewAt = tick + this.#renewEveryMs;
-    this.#store.extend(lease.taken.id, lease.token, this.#leaseMs).then(
+    this.#store.extend(lease.taken.jobId, lease.token, this.#leaseMs).then(
       (kept) => {
         if (kept) {
           lease.end = now + this.#leaseMs;

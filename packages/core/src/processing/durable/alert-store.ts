@@ -1,5 +1,4 @@
-import type { ChurnRiskAlert } from '../../payload/alert-schema.js';
-import type { AlertRecord, QueueHealth, QueuedAlert } from '../../queue-port/alert-queue.js';
+import type { AlertRecord, QueueHealth } from '../../queue-port/alert-queue.js';
 
 /** How an alert is stored (`AlertStore.accept`). */
 export interface StoreAcceptOptions {
@@ -55,32 +54,10 @@ export type AlertVerdict =
       readonly succeeded: readonly string[];
       /**
        * The last try's error (a `HandlersFailedError`, or an `AlertStalledError` for an alert
-       * failed without a try); its message is kept (`FailedAlert.error`).
+       * failed without a try); its message is kept (the failed record's `error`).
        */
       readonly error: Error;
     };
-
-/** An alert that failed after its last try, as `failed()` lists it. */
-export interface FailedAlert {
-  /** The store's id of the alert's job: what `retry(id)` takes. */
-  id: string;
-  /** The alert identity `userId:triggeredAt`. */
-  alertId: string;
-  alert: ChurnRiskAlert;
-  /**
-   * The last try's error message: it names the handlers that failed by id (`Handler crm failed:
-   * ...`), or says that the alert stalled (its worker died mid-alert more than `maxStalls` times).
-   */
-  error: string;
-  /** Ids of the handlers that had succeeded for it (they are skipped when it is retried). */
-  succeededHandlers: string[];
-  /** Tries made. */
-  tries: number;
-  /** When the receiver accepted it. */
-  receivedAt: Date;
-  /** When the last try failed. */
-  failedAt: Date | undefined;
-}
 
 /** Options of `failed()`. */
 export interface FailedListOptions {
@@ -134,21 +111,24 @@ export interface AlertLeaseStore {
    * identity outlives the alert's job. Rejects when the store cannot record it, with the store's
    * own reason (a refused write says so; never a password).
    */
-  accept(entry: QueuedAlert, options: StoreAcceptOptions): Promise<'accepted' | 'duplicate'>;
+  accept(
+    entry: AlertRecord<'accepted'>,
+    options: StoreAcceptOptions,
+  ): Promise<'accepted' | 'duplicate'>;
   /**
    * Hands one due alert to the taker of `token`, leased for `leaseMs`: no other take gets it while
    * the lease holds. `undefined` when nothing is due. A store that can be woken (BullMQ's marker,
    * Postgres' `LISTEN`) may wait a short while for work before it answers `undefined`; its
    * `stopTaking` ends that wait.
    */
-  take(options: TakeOptions): Promise<Required<AlertRecord> | undefined>;
+  take(options: TakeOptions): Promise<AlertRecord<'taken'> | undefined>;
   /**
-   * Extends the lease of `token` on alert `id`; false once the lease was lost. With `stalls`, also
+   * Extends the lease of `token` on the alert whose job is `jobId`; false once the lease was lost. With `stalls`, also
    * writes that count and clears `lapsed` (core's count after a takeover).
    */
-  extend(id: string, token: string, leaseMs: number, stalls?: number): Promise<boolean>;
+  extend(jobId: string, token: string, leaseMs: number, stalls?: number): Promise<boolean>;
   /** The alert is done; false (nothing written) once the lease was lost. */
-  complete(id: string, token: string): Promise<boolean>;
+  complete(jobId: string, token: string): Promise<boolean>;
   /**
    * `complete`, then `take(next)`, in one round trip where the engine allows (BullMQ's
    * `fetchNext`, one SQL statement): how a busy consumer finishes an alert and starts the next.
@@ -157,16 +137,16 @@ export interface AlertLeaseStore {
    * the alert taken next, leased to `next.token` (undefined when nothing was due).
    */
   completeAndTake(
-    id: string,
+    jobId: string,
     token: string,
     next: TakeOptions,
-  ): Promise<{ completed: boolean; next: Required<AlertRecord> | undefined }>;
+  ): Promise<{ completed: boolean; next: AlertRecord<'taken'> | undefined }>;
   /**
    * The try failed and another follows: the alert becomes due again after `delayMs`, with core's
    * `tries` and `succeeded` written. False (nothing written) once the lease was lost.
    */
   scheduleRetry(
-    id: string,
+    jobId: string,
     token: string,
     verdict: Extract<AlertVerdict, { outcome: 'retry' }>,
   ): Promise<boolean>;
@@ -175,7 +155,7 @@ export interface AlertLeaseStore {
    * and `succeeded`. False (nothing written) once the lease was lost.
    */
   fail(
-    id: string,
+    jobId: string,
     token: string,
     verdict: Extract<AlertVerdict, { outcome: 'failed' }>,
   ): Promise<boolean>;
@@ -213,10 +193,11 @@ export interface AlertLeaseStore {
 /** The failed-set operations of a durable back end: what the tools (CLI, dashboards) need. */
 export interface FailedAlertStore {
   /** Failed alerts, newest first. */
-  failed(options?: FailedListOptions): Promise<FailedAlert[]>;
+  failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]>;
   /**
    * Puts a failed alert back, due now, with its tries and stalls set to 0, `lapsed` cleared and its
-   * record of succeeded handlers kept. `id` is the job id `failed()` lists, or the alert identity.
+   * record of succeeded handlers kept. `id` is the alert identity (a failed record's `id`), or the
+   * store's job id (its `jobId`).
    * Rejects with a `TypeError` when there is no such failed alert.
    */
   retry(id: string): Promise<void>;

@@ -166,7 +166,7 @@ describe('createDurableQueue', () => {
       const token = `dead-${String(death)}`;
       const taken = await store.take({ token, leaseMs: 10 });
       expect(taken?.lapsed).toBe(death > 0);
-      if (taken?.lapsed === true) await store.extend(taken.id, token, 10, taken.stalls + 1);
+      if (taken?.lapsed === true) await store.extend(taken.jobId, token, 10, taken.stalls + 1);
       await sleep(20);
       expect(await store.reclaimExpired?.()).toBe(1);
     }
@@ -540,7 +540,7 @@ describe('what an operator must see without a logger: one warn line each, with t
     await sleep(20);
     expect(await store.reclaimExpired?.()).toBe(1);
     await producer.close();
-    return taken?.entry.id ?? '';
+    return taken?.id ?? '';
   }
 
   /** The lines written to `console[level]` while `work` runs. */
@@ -618,7 +618,7 @@ describe('what an operator must see without a logger: one warn line each, with t
         new RegExp(`^\\[churn-risk\\] churn-risk: alert ${id}: Failed as poison.*then retry it`),
       ),
     ]);
-    expect((await store.failed()).map((failed) => failed.alertId)).toEqual([id]);
+    expect((await store.failed()).map((failed) => failed.id)).toEqual([id]);
     await receiver.close();
   });
 

@@ -3,7 +3,7 @@ import type {
   AlertProcessor,
   AlertQueue,
   QueueHealth,
-  QueuedAlert,
+  AlertRecord,
   SweepOptions,
   SweepResult,
 } from '../../queue-port/alert-queue.js';
@@ -13,7 +13,6 @@ import { RENAMED_OPTIONS, refuseUnknownOptions } from '../../options/known-optio
 import { AlertRunner, LeaseKeeper, type RunMode } from './alert-runner.js';
 import type {
   AlertStore,
-  FailedAlert,
   FailedAlertStore,
   FailedListOptions,
   QueueCounts,
@@ -173,7 +172,7 @@ class DurableAlertQueue<S extends AlertStore> extends DurableQueueBase implement
   }
 
   protected record(
-    entry: QueuedAlert,
+    entry: AlertRecord<'accepted'>,
     options: AcceptOptions | undefined,
   ): Promise<'accepted' | 'duplicate'> {
     const { dedupeTtlMs } = this.#options;
@@ -245,7 +244,7 @@ class DurableAlertQueue<S extends AlertStore> extends DurableQueueBase implement
     }
   }
 
-  failed(options?: FailedListOptions): Promise<FailedAlert[]> {
+  failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]> {
     return this.store.failed(options);
   }
 

@@ -1,10 +1,9 @@
 import { refuseUnknownOptions } from '../../options/known-options.js';
-import type { AlertRecord, QueueHealth, QueuedAlert } from '../../queue-port/alert-queue.js';
+import type { AlertRecord, QueueHealth } from '../../queue-port/alert-queue.js';
 import {
   resolveFailedListOptions,
   type AlertStore,
   type AlertVerdict,
-  type FailedAlert,
   type FailedListOptions,
   type QueueCounts,
   type StoreAcceptOptions,
@@ -26,7 +25,7 @@ type State = 'waiting' | 'active' | 'failed' | 'completed';
 
 interface Job {
   readonly id: string;
-  readonly entry: QueuedAlert;
+  readonly entry: AlertRecord<'accepted'>;
   state: State;
   tries: number;
   succeeded: readonly string[];
@@ -74,7 +73,10 @@ class MemoryAlertStore implements AlertStore {
     return job;
   }
 
-  async accept(entry: QueuedAlert, options: StoreAcceptOptions): Promise<'accepted' | 'duplicate'> {
+  async accept(
+    entry: AlertRecord<'accepted'>,
+    options: StoreAcceptOptions,
+  ): Promise<'accepted' | 'duplicate'> {
     await this.#check();
     const now = this.#now();
     const held = this.#identities.get(entry.id);
@@ -99,12 +101,12 @@ class MemoryAlertStore implements AlertStore {
     return 'accepted';
   }
 
-  async take(options: TakeOptions): Promise<Required<AlertRecord> | undefined> {
+  async take(options: TakeOptions): Promise<AlertRecord<'taken'> | undefined> {
     await this.#check();
     return this.#take(options);
   }
 
-  #take(options: TakeOptions): Required<AlertRecord> | undefined {
+  #take(options: TakeOptions): AlertRecord<'taken'> | undefined {
     const now = this.#now();
     // An id here whose job is taken or gone meanwhile is dropped: a retry of it takes its turn.
     for (let first = this.#first.pop(); first !== undefined; first = this.#first.pop()) {
@@ -117,12 +119,12 @@ class MemoryAlertStore implements AlertStore {
     return undefined;
   }
 
-  #lease(job: Job, options: TakeOptions, now: number): Required<AlertRecord> {
+  #lease(job: Job, options: TakeOptions, now: number): AlertRecord<'taken'> {
     job.state = 'active';
     job.token = options.token;
     job.at = now + options.leaseMs;
-    const { id, entry, tries, succeeded, stalls, lapsed } = job;
-    return { id, entry, tries, succeeded, stalls, lapsed };
+    const { id: jobId, entry, tries, succeeded, stalls, lapsed } = job;
+    return { ...entry, jobId, tries, succeeded, stalls, lapsed };
   }
 
   async extend(id: string, token: string, leaseMs: number, stalls?: number): Promise<boolean> {
@@ -208,7 +210,7 @@ class MemoryAlertStore implements AlertStore {
     return reclaimed;
   }
 
-  async failed(options: FailedListOptions = {}): Promise<FailedAlert[]> {
+  async failed(options: FailedListOptions = {}): Promise<AlertRecord<'failed'>[]> {
     const { limit, offset } = resolveFailedListOptions(options);
     await this.#check();
     return [...this.#jobs.values()]
@@ -216,14 +218,12 @@ class MemoryAlertStore implements AlertStore {
       .sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0) || b.finishes - a.finishes)
       .slice(offset, offset + limit)
       .map((job) => ({
-        id: job.id,
-        alertId: job.entry.id,
-        alert: job.entry.alert,
-        error: job.error ?? '',
-        succeededHandlers: [...job.succeeded],
+        ...job.entry,
+        jobId: job.id,
         tries: job.tries,
-        receivedAt: new Date(job.entry.receivedAt),
-        failedAt: job.finishedAt === undefined ? undefined : new Date(job.finishedAt),
+        succeeded: [...job.succeeded],
+        error: job.error ?? '',
+        failedAt: job.finishedAt,
       }));
   }
 

@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  AlertStalledError,
-  createReceiver,
-  type FailedAlert,
-  type Receiver,
-} from '@churn-risk/core';
+import { AlertStalledError, createReceiver, type Receiver } from '@churn-risk/core';
 import {
   createPushQueue,
   type AlertRecord,
   type PushQueue,
   type AlertVerdict,
-  type QueuedAlert,
 } from '@churn-risk/core/store';
 import {
   createTestDelivery,
@@ -25,8 +19,8 @@ import {
 const SECRET = 'whsec_push_queue';
 
 interface Platform {
-  messages: AlertRecord[];
-  failed: { message: AlertRecord; verdict: AlertVerdict }[];
+  messages: AlertRecord<'delivered'>[];
+  failed: { message: AlertRecord<'delivered'>; verdict: AlertVerdict }[];
   identities: Set<string>;
 }
 
@@ -41,10 +35,10 @@ function setUp(
 ): { receiver: Receiver; consume: () => Promise<number> } {
   const queue = createPushQueue({
     kind: 'test-platform',
-    send: (entry: QueuedAlert) => {
+    send: (entry: AlertRecord<'accepted'>) => {
       if (p.identities.has(entry.id)) return Promise.resolve('duplicate');
       p.identities.add(entry.id);
-      p.messages.push({ entry, tries: 0, succeeded: [] });
+      p.messages.push({ ...entry, tries: 0, succeeded: [] });
       return Promise.resolve('accepted');
     },
   });
@@ -62,11 +56,7 @@ function setUp(
         if (options.apply !== undefined && !options.apply(verdict)) return false;
         if (verdict.outcome === 'retry') {
           await new Promise((resolve) => setTimeout(resolve, verdict.delayMs));
-          p.messages.push({
-            entry: current.entry,
-            tries: verdict.tries,
-            succeeded: verdict.succeeded,
-          });
+          p.messages.push({ ...current, tries: verdict.tries, succeeded: verdict.succeeded });
         } else if (verdict.outcome === 'failed') {
           p.failed.push({ message: current, verdict });
         }
@@ -200,8 +190,8 @@ describe('createPushQueue: the push entry point', () => {
  * turn, so that the tries of one alert run in different isolates.
  */
 class MemoryPlatform implements ReceiverPlatform {
-  readonly #messages: { message: AlertRecord; dueAt: number }[] = [];
-  readonly #failed: FailedAlert[] = [];
+  readonly #messages: { message: AlertRecord<'delivered'>; dueAt: number }[] = [];
+  readonly #failed: AlertRecord<'failed'>[] = [];
   readonly #identities = new Set<string>();
   readonly #queues: PushQueue[] = [];
   #turn = 0;
@@ -212,7 +202,7 @@ class MemoryPlatform implements ReceiverPlatform {
       send: (entry) => {
         if (this.#identities.has(entry.id)) return Promise.resolve('duplicate');
         this.#identities.add(entry.id);
-        this.#messages.push({ message: { entry, tries: 0, succeeded: [] }, dueAt: Date.now() });
+        this.#messages.push({ message: { ...entry, tries: 0, succeeded: [] }, dueAt: Date.now() });
         return Promise.resolve('accepted');
       },
     });
@@ -232,19 +222,19 @@ class MemoryPlatform implements ReceiverPlatform {
       await queue.runDelivered(message, (verdict) => {
         if (verdict.outcome === 'retry') {
           this.#messages.push({
-            message: { entry: message.entry, tries: verdict.tries, succeeded: verdict.succeeded },
+            message: { ...message, tries: verdict.tries, succeeded: verdict.succeeded },
             dueAt: Date.now() + verdict.delayMs,
           });
         } else if (verdict.outcome === 'failed') {
           this.#failed.push({
-            id: `failed_${String(this.#failed.length)}`,
-            alertId: message.entry.id,
-            alert: message.entry.alert,
-            error: verdict.error.message,
-            succeededHandlers: [...verdict.succeeded],
+            id: message.id,
+            alert: message.alert,
+            receivedAt: message.receivedAt,
+            jobId: `failed_${String(this.#failed.length)}`,
             tries: verdict.tries,
-            receivedAt: new Date(message.entry.receivedAt),
-            failedAt: new Date(),
+            succeeded: [...verdict.succeeded],
+            error: verdict.error.message,
+            failedAt: Date.now(),
           });
         }
         return Promise.resolve(true);
@@ -252,16 +242,16 @@ class MemoryPlatform implements ReceiverPlatform {
     }
   }
 
-  failed(): Promise<FailedAlert[]> {
+  failed(): Promise<AlertRecord<'failed'>[]> {
     return Promise.resolve([...this.#failed].reverse()); // newest first, as every store lists
   }
 
   retry(id: string): Promise<void> {
-    const index = this.#failed.findIndex((failed) => failed.id === id);
+    const index = this.#failed.findIndex((failed) => failed.jobId === id || failed.id === id);
     const [failed] = this.#failed.splice(index, 1);
     if (index < 0 || failed === undefined) return Promise.reject(new TypeError('unknown id'));
-    const entry = { id: failed.alertId, alert: failed.alert, receivedAt: Date.now() };
-    const message = { entry, tries: 0, succeeded: failed.succeededHandlers };
+    const { id: alertId, alert, succeeded } = failed;
+    const message = { id: alertId, alert, receivedAt: Date.now(), tries: 0, succeeded };
     this.#messages.push({ message, dueAt: Date.now() });
     return Promise.resolve();
   }

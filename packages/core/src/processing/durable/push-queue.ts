@@ -1,10 +1,5 @@
 import { refuseUnknownOptions } from '../../options/known-options.js';
-import type {
-  AlertQueue,
-  AlertRecord,
-  QueueHealth,
-  QueuedAlert,
-} from '../../queue-port/alert-queue.js';
+import type { AlertQueue, AlertRecord, QueueHealth } from '../../queue-port/alert-queue.js';
 import { integerOption } from '../../options/integer-option.js';
 import { runStoredTry } from '../try-protocol.js';
 import type { TryVerdict } from '../../queue-port/try-types.js';
@@ -20,7 +15,7 @@ export interface PushQueueOptions {
    * `'duplicate'` when a shared identity store (D1) says it was seen. A rejection (or no answer
    * within `enqueueTimeoutMs`) is answered `503 OVERLOADED`, and nothing is claimed.
    */
-  send(entry: QueuedAlert): Promise<'accepted' | 'duplicate'>;
+  send(entry: AlertRecord<'accepted'>): Promise<'accepted' | 'duplicate'>;
   /** Whether the platform queue answers (for `receiver.health()`). */
   health?(): Promise<QueueHealth>;
   /** Longest wait for `send`; beyond it the answer is `503`. Default 2,000. */
@@ -36,7 +31,7 @@ export interface PushQueue extends AlertQueue {
    * the receiver this queue was given to) and hands the verdict to `apply`, which applies it on
    * the platform (`completed`: ack; `retry`: a new message with the verdict's `tries`, record
    * and delay; `failed`: the failed store) and resolves `true` once that went through. The
-   * message is an `AlertRecord` as the previous try's verdict left it (`tries` 0 and `succeeded`
+   * message is an `AlertRecord<'delivered'>` as the previous try's verdict left it (`tries` 0 and `succeeded`
    * empty for the first delivery), with `stalls` the redeliveries the platform made without a
    * verdict (its consumer died or timed out). A `failed` verdict reaches `onError` only after
    * `apply` resolved `true`: exactly once per failed alert. Rejects only when `apply` rejects (then
@@ -52,7 +47,7 @@ export interface PushQueue extends AlertQueue {
    * });
    */
   runDelivered(
-    message: AlertRecord,
+    message: AlertRecord<'delivered'>,
     apply: (verdict: AlertVerdict) => Promise<boolean>,
   ): Promise<void>;
 }
@@ -83,12 +78,12 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
     this.#maxStalls = integerOption('maxStalls', options.maxStalls ?? 3, 0);
   }
 
-  protected record(entry: QueuedAlert): Promise<'accepted' | 'duplicate'> {
+  protected record(entry: AlertRecord<'accepted'>): Promise<'accepted' | 'duplicate'> {
     return this.#options.send(entry);
   }
 
   async runDelivered(
-    message: AlertRecord,
+    message: AlertRecord<'delivered'>,
     apply: (verdict: AlertVerdict) => Promise<boolean>,
   ): Promise<void> {
     const processor = this.processor;
@@ -104,7 +99,7 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
       // The platform owns the delivery (no lease of ours to lose): the signal never aborts.
       const lease = { signal: new AbortController().signal, stalls: stored.stalls };
       return runStoredTry(
-        processor.input(message.entry),
+        processor.input(message),
         stored,
         this.#maxStalls,
         (verdict) => apply(toAlertVerdict(verdict, message.tries)),
@@ -138,7 +133,7 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
  * back the verdict to apply, with the same `onError` rule as `createDurableQueue`.
  *
  * @example
- * const queue = createPushQueue({ kind: 'cloudflare-queues', send: (entry) => env.ALERTS.send({ entry, tries: 0, succeeded: [] }).then(() => 'accepted') });
+ * const queue = createPushQueue({ kind: 'cloudflare-queues', send: (entry) => env.ALERTS.send({ ...entry, tries: 0, succeeded: [] }).then(() => 'accepted') });
  * const receiver = createReceiver({ secret, queue });
  */
 export function createPushQueue(options: PushQueueOptions): PushQueue {

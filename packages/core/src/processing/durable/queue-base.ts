@@ -3,7 +3,7 @@ import type {
   AcceptResult,
   AcceptedAlert,
   AlertProcessor,
-  QueuedAlert,
+  AlertRecord,
 } from '../../queue-port/alert-queue.js';
 
 /**
@@ -53,7 +53,7 @@ export abstract class DurableQueueBase {
 
   /** Records `entry` outside this process: `'duplicate'` when its identity was seen. */
   protected abstract record(
-    entry: QueuedAlert,
+    entry: AlertRecord<'accepted'>,
     options: AcceptOptions | undefined,
   ): Promise<'accepted' | 'duplicate'>;
 
@@ -70,7 +70,7 @@ export abstract class DurableQueueBase {
     this.#processor = processor;
   }
 
-  accept(entry: QueuedAlert, options?: AcceptOptions): Promise<AcceptResult> {
+  accept(entry: AlertRecord<'accepted'>, options?: AcceptOptions): Promise<AcceptResult> {
     if (this.#closed) return Promise.reject(new Error('The queue is closed.'));
     return withTimeout(this.record(entry, options), this.#enqueueTimeoutMs, this.notRecorded).then(
       (answer): AcceptResult => {

@@ -52,7 +52,7 @@ export async function sweepDue(parts: SweepParts, budgetMs: number): Promise<Swe
   const slot = async (onTaken?: () => void): Promise<void> => {
     while (mode.chains()) {
       const token = leases.token();
-      let taken: Required<AlertRecord> | undefined;
+      let taken: AlertRecord<'taken'> | undefined;
       try {
         taken = await store.take({ token, leaseMs: parts.leaseMs, wait: false });
       } catch (error) {

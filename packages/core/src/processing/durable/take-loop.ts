@@ -22,7 +22,7 @@ export function nap(ms: number): { done: Promise<void>; wake: () => void } {
 
 /** An alert this process took, with the token it holds it by. */
 export interface Taken {
-  readonly taken: Required<AlertRecord>;
+  readonly taken: AlertRecord<'taken'>;
   readonly token: string;
 }
 
