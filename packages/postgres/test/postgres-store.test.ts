@@ -189,7 +189,7 @@ describe('the Postgres store', () => {
         await client.query('SET plan_cache_mode = force_generic_plan');
         await client.query(`PREPARE complete_alert AS ${statements('fence').complete}`);
         const { rows } = await client.query<Record<string, string>>(
-          `EXPLAIN EXECUTE complete_alert(${String(Number(taken[0]?.id))}, 't0')`,
+          `EXPLAIN EXECUTE complete_alert(${String(Number(taken[0]?.jobId))}, 't0')`,
         );
         plan = rows.map((row) => row['QUERY PLAN']).join('\n');
       } finally {
