@@ -47,7 +47,7 @@ export interface FailedRecord {
 export interface FailedStore {
   /** The failed alerts, newest first (default `limit` 50, `offset` 0). */
   failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]>;
-  /** Sends one back to the queue, by its id or its alert identity; a `TypeError` when unknown. */
+  /** Sends one back to the queue, by its alert identity (`id`) or `jobId`; a `TypeError` when unknown. */
   retry(id: string): Promise<void>;
   /** Sends back every alert failed when it is called, once each; resolves to how many. */
   retryAll(): Promise<number>;

@@ -47,7 +47,7 @@ const SWEEP_BATCHES = 20;
  * already (`42P05`): refused before it runs, so it is safe to run again unnamed.
  */
 const UNPREPARED = new Set(['26000', '42P05']);
-/** A job id: what `failed()` lists, and what every write names. */
+/** A job id: a record's `jobId`, what every write names. */
 const JOB_ID = /^[1-9][0-9]{0,17}$/;
 
 interface AlertRow {
