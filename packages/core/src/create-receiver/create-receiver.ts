@@ -35,7 +35,6 @@ import { errorResponse, jsonResult } from '../receiver/responses.js';
 import { createNodeHandler } from '#node-request';
 import { createFetchHandler } from '../receiver/transports.js';
 import type {
-  DrainOptions,
   ErrorHandler,
   EventHandler,
   Receiver,
@@ -263,12 +262,12 @@ class WebhookReceiver implements Receiver {
     return queue.sweep(options);
   }
 
-  drain(options: DrainOptions = {}): Promise<void> {
+  drain(options: { timeoutMs?: number } = {}): Promise<void> {
     const queue = this.#queue;
     return waitForQueue(queue, (signal) => queue.idle(signal), options.timeoutMs);
   }
 
-  close(options: DrainOptions = {}): Promise<void> {
+  close(options: { timeoutMs?: number } = {}): Promise<void> {
     this.#closed = true;
     this.#telemetry?.dispose();
     this.#observer.flushSummaries();

@@ -25,10 +25,14 @@ export type LogMethod = (fields: LogFields, message: string) => void;
  * const receiver = createReceiver({ secret, logger: console });
  */
 export interface Logger {
-  debug: LogMethod;
-  info: LogMethod;
-  warn: LogMethod;
-  error: LogMethod;
+  /** Called as pino calls it: fields first, then the message. */
+  debug(fields: LogFields, message: string): void;
+  /** Called as pino calls it: fields first, then the message. */
+  info(fields: LogFields, message: string): void;
+  /** Called as pino calls it: fields first, then the message. */
+  warn(fields: LogFields, message: string): void;
+  /** Called as pino calls it: fields first, then the message. */
+  error(fields: LogFields, message: string): void;
 }
 
 /** The levels, least severe first. */

@@ -1,6 +1,6 @@
 import type { WebhookEventMap } from '../payload/alert-schema.js';
 import type { Logger } from '../observability/logger.js';
-import type { RejectedListener } from '../observability/receiver-observer.js';
+import type { RejectedDelivery } from '../observability/receiver-observer.js';
 import type { ReceiverTracer } from '../observability/receiver-tracer.js';
 import type { AlertQueue, SweepOptions, SweepResult } from '../queue-port/alert-queue.js';
 import type { NodeRequestListener } from './node-types.js';
@@ -218,12 +218,6 @@ export interface ReceiverStats {
   failed: number;
 }
 
-/** Options of `drain` and `close`. */
-export interface DrainOptions {
-  /** Give up waiting after this many milliseconds: the promise rejects with an `Error`. */
-  timeoutMs?: number;
-}
-
 /** The webhook receiver returned by `createReceiver`. */
 export interface Receiver<E = WebhookEventMap> {
   /**
@@ -252,7 +246,7 @@ export interface Receiver<E = WebhookEventMap> {
    *   if (code === 'INVALID_SIGNATURE') metrics.increment('forged_webhooks');
    * });
    */
-  onRejected(listener: RejectedListener): this;
+  onRejected(listener: (rejection: RejectedDelivery) => unknown): this;
   /** Verifies, parses and dispatches one delivery; never rejects. */
   handle(request: ReceiverRequest): Promise<ReceiverResult>;
   /**
@@ -281,7 +275,10 @@ export interface Receiver<E = WebhookEventMap> {
    */
   node: NodeRequestListener;
   /** Resolves when nothing is queued or running; rejects after `timeoutMs` if given. */
-  drain(options?: DrainOptions): Promise<void>;
+  drain(options?: {
+    /** Give up waiting after this many milliseconds: the promise rejects with an `Error`. */
+    timeoutMs?: number;
+  }): Promise<void>;
   /**
    * Runs, in this process, the alerts of a durable queue that are due now, within `budgetMs`,
    * for platforms where no worker process outlives a request (a cron route on Vercel, a
@@ -301,7 +298,10 @@ export interface Receiver<E = WebhookEventMap> {
    * Answers 503 `CLOSED` to new deliveries, stops taking alerts, waits for the running ones (an
    * in-process queue also finishes what is queued), and closes what the queue opened.
    */
-  close(options?: DrainOptions): Promise<void>;
+  close(options?: {
+    /** Give up waiting after this many milliseconds: the promise rejects with an `Error`. */
+    timeoutMs?: number;
+  }): Promise<void>;
   /** The body limit, for adapters that read the body themselves. */
   readonly maxBodyBytes: number;
   /**
