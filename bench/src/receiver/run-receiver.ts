@@ -11,12 +11,13 @@ import { formatNumber, formatRatio, markdownTable, median } from '../lib/table.j
 import type { BenchResult, BenchSettings } from '../lib/types.js';
 
 /**
- * Distinct signed deliveries, one after the other. `cycle`: start over at the end (for candidates
- * that remember nothing); otherwise running out is an error, as a repeated identity would take
- * the receiver's duplicate shortcut and flatter it.
+ * `deliveries` (distinct and signed), one after the other. `cycle`: start over at the end (for
+ * candidates that remember nothing); otherwise running out is an error, as a repeated identity
+ * would take the receiver's duplicate shortcut and flatter it. Each receiver that remembers takes
+ * from its own cursor, so the after and before receivers share one array.
  */
-function pool(size: number, cycle: boolean): () => Delivery {
-  const deliveries = Array.from({ length: size }, signedDelivery);
+function pool(deliveries: readonly Delivery[], cycle: boolean): () => Delivery {
+  const size = deliveries.length;
   let next = 0;
   return () => {
     if (cycle && next === size) next = 0;
@@ -44,14 +45,18 @@ type Core = PackageModules['@churn-risk/core'];
 /** Our cases, built from one build of core: the working tree's, or the before build's. */
 function ourCases(
   core: Core,
-  size: number,
+  fresh: readonly Delivery[],
   takeShared: () => Delivery,
 ): { cases: [string, Candidate['fn'], boolean][]; receivers: Receiver[] } {
   const verifier = core.createVerifier({ secret: SECRET });
   const noop = (): void => undefined;
-  const withDedupe = core.createReceiver({ secret: SECRET, maxQueue: size });
+  const withDedupe = core.createReceiver({ secret: SECRET, maxQueue: fresh.length });
   withDedupe.on('churn_risk_alert', noop);
-  const withoutDedupe = core.createReceiver({ secret: SECRET, maxQueue: size, dedupe: false });
+  const withoutDedupe = core.createReceiver({
+    secret: SECRET,
+    maxQueue: fresh.length,
+    dedupe: false,
+  });
   withoutDedupe.on('churn_risk_alert', noop);
   return {
     cases: [
@@ -76,7 +81,7 @@ function ourCases(
       // The candidates that remember nothing share a cycling pool; this one gets its own fresh one.
       [
         'receiver.handle, default receiver (+ dedupe)',
-        handling(withDedupe, pool(size, false)),
+        handling(withDedupe, pool(fresh, false)),
         true,
       ],
     ],
@@ -109,14 +114,15 @@ async function beforeCore(
  * same rounds (the twins next to each other), and the table shows after / before.
  */
 export async function runReceiver(settings: BenchSettings): Promise<BenchResult> {
-  // Enough fresh identities for the default receiver's calibration, warm-up and rounds.
-  const size = settings.quick ? 20_000 : 80_000;
+  // Enough fresh identities for the default receiver's calibration, warm-up and rounds: about
+  // twelve batches of `batchMs` (a batch is calibrated to it), at up to 400,000 deliveries/s.
+  const fresh = Array.from({ length: settings.quick ? 20_000 : 250_000 }, signedDelivery);
   // The candidates that remember nothing share a smaller cycling pool.
-  const takeShared = pool(10_000, true);
-  const after = ourCases(afterCore, size, takeShared);
+  const takeShared = pool(Array.from({ length: 10_000 }, signedDelivery), true);
+  const after = ourCases(afterCore, fresh, takeShared);
   const before = await beforeCore(settings);
   // The same receivers on both builds, so both builds' code sees the same variety of callers.
-  const twins = before === undefined ? undefined : ourCases(before.core, size, takeShared);
+  const twins = before === undefined ? undefined : ourCases(before.core, fresh, takeShared);
 
   const candidates: Candidate[] = [{ name: HAND, fn: () => handCheck(takeShared()) }];
   /** After-name -> its before twin's name. */
