@@ -76,9 +76,9 @@ class MemoryJob implements Job, AcceptedAlert, TriesSoFar {
   run(): unknown {
     const input = (this.#input = this.#processor.input(this.#entry));
     const keepAlive = this.#keepAlive;
-    if (keepAlive === undefined) return runTryAndApply(input, this, this.#apply);
+    if (keepAlive === undefined) return runTryAndApply(input, this, MemoryJob.#apply);
     const guard = (this.#guard = new KeepAliveGuard(input, keepAlive, this));
-    return guard.run(() => runTryAndApply(input, this, this.#apply));
+    return guard.run(() => runTryAndApply(input, this, MemoryJob.#apply));
   }
 
   /**
@@ -91,24 +91,24 @@ class MemoryJob implements Job, AcceptedAlert, TriesSoFar {
    * keep-alive budget, a retry whose delay would end past the cut-off point is not kept: the
    * alert is reported cut off instead.
    */
-  readonly #apply = (verdict: TryVerdict): MaybePromise<boolean> => {
-    const guard = this.#guard;
+  static #apply(verdict: TryVerdict, job: MemoryJob): MaybePromise<boolean> {
     if (verdict.outcome === 'completed') return true;
+    const guard = job.#guard;
     if (verdict.outcome === 'failed') {
       if (guard?.claim() === false) return false;
-      this.failures = verdict.failures.length;
+      job.failures = verdict.failures.length;
       return true;
     }
-    this.succeeded = verdict.succeeded;
+    job.succeeded = verdict.succeeded;
     if (guard?.allows(verdict.delayMs) === false) {
       return guard.cutOff(verdict.error).then(() => false);
     }
     return new Promise((resolve) => setTimeout(resolve, verdict.delayMs)).then(() => {
       if (guard?.cut === true) return false;
-      this.tries += 1;
-      return andThen(runTryAndApply(this.#input, this, this.#apply), () => true);
+      job.tries += 1;
+      return andThen(runTryAndApply(job.#input, job, MemoryJob.#apply), () => true);
     });
-  };
+  }
 
   finished(): void {
     // A cut-off counts as one failure (whether the budget ended during a try or before a retry).

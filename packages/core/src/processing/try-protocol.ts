@@ -273,31 +273,32 @@ export interface TriesSoFar {
  * went through, so exactly once per alert. Never rejects (or throws) unless `apply` does (then
  * nothing is reported); what it gives means nothing. Synchronous when the verdict and `apply` are
  * and there is nothing to report: a try whose handlers all return synchronously and succeed
- * allocates no promise.
+ * allocates no promise. `apply` gets `stored` too, so that a queue that keeps the verdict on it
+ * (the in-memory job) passes one shared function instead of a closure per alert.
  */
-export function runTryAndApply(
+export function runTryAndApply<S extends TriesSoFar>(
   input: TryInput,
-  stored: TriesSoFar,
-  apply: (verdict: TryVerdict) => Promise<boolean>,
+  stored: S,
+  apply: (verdict: TryVerdict, stored: S) => Promise<boolean>,
   lease?: TryLease,
 ): Promise<unknown>;
-export function runTryAndApply(
+export function runTryAndApply<S extends TriesSoFar>(
   input: TryInput,
-  stored: TriesSoFar,
-  apply: (verdict: TryVerdict) => MaybePromise<boolean>,
+  stored: S,
+  apply: (verdict: TryVerdict, stored: S) => MaybePromise<boolean>,
   lease?: TryLease,
 ): MaybePromise<unknown>;
-export function runTryAndApply(
+export function runTryAndApply<S extends TriesSoFar>(
   input: TryInput,
-  stored: TriesSoFar,
-  apply: (verdict: TryVerdict) => MaybePromise<boolean>,
+  stored: S,
+  apply: (verdict: TryVerdict, stored: S) => MaybePromise<boolean>,
   lease?: TryLease,
 ): MaybePromise<unknown> {
   const verdict = runTry(input, stored.tries, stored.succeeded, lease);
   // A verdict that is already there is applied at once: no turn of the microtask queue per alert
   // (measured by `pnpm bench drain`).
-  if (!isPromiseLike(verdict)) return applyVerdict(input, stored.tries, verdict, apply);
-  return verdict.then((settled) => applyVerdict(input, stored.tries, settled, apply));
+  if (!isPromiseLike(verdict)) return applyVerdict(input, stored, verdict, apply);
+  return verdict.then((settled) => applyVerdict(input, stored, settled, apply));
 }
 
 /**
@@ -326,33 +327,35 @@ export function runStoredTry(
     failures: NONE,
     delayMs: 0,
   };
-  return applyVerdict(input, stored.tries, failed, apply);
+  return applyVerdict(input, stored, failed, apply);
 }
 
 /**
  * `apply`, then the report of a `failed` verdict that went through. Any other verdict gives
  * `apply`'s own answer: no layer of its own on the durable queues' hot path.
  */
-function applyVerdict(
+function applyVerdict<S extends TriesSoFar>(
   input: TryInput,
-  tries: number,
+  stored: S,
   verdict: TryVerdict,
-  apply: (verdict: TryVerdict) => Promise<boolean>,
+  apply: (verdict: TryVerdict, stored: S) => Promise<boolean>,
 ): Promise<unknown>;
-function applyVerdict(
+function applyVerdict<S extends TriesSoFar>(
   input: TryInput,
-  tries: number,
+  stored: S,
   verdict: TryVerdict,
-  apply: (verdict: TryVerdict) => MaybePromise<boolean>,
+  apply: (verdict: TryVerdict, stored: S) => MaybePromise<boolean>,
 ): MaybePromise<unknown>;
-function applyVerdict(
+function applyVerdict<S extends TriesSoFar>(
   input: TryInput,
-  tries: number,
+  stored: S,
   verdict: TryVerdict,
-  apply: (verdict: TryVerdict) => MaybePromise<boolean>,
+  apply: (verdict: TryVerdict, stored: S) => MaybePromise<boolean>,
 ): MaybePromise<unknown> {
+  // The try's number, read before `apply` (which may count the next try).
+  const tries = stored.tries;
   // A throw of `apply` goes to the caller as it is (the durable queues await it inside a try).
-  const applied = apply(verdict);
+  const applied = apply(verdict, stored);
   if (verdict.outcome !== 'failed') return applied;
   return Promise.resolve(applied).then((went) =>
     went ? reportTry(input, tries, verdict) : undefined,

@@ -54,7 +54,6 @@ export class DynamoFailedTable {
       Item: {
         pk: this.#pk,
         sk: { S: `${String(now).padStart(13, '0')}-${crypto.randomUUID().slice(0, 8)}` },
-        alertId: { S: entry.id },
         entry: { S: JSON.stringify(entry) },
         succeeded: { S: JSON.stringify(succeeded) },
         tries: { N: String(tries) },
