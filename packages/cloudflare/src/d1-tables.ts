@@ -20,7 +20,7 @@ interface FailedRow {
   failed_at: number;
 }
 
-function toFailedAlert(row: FailedRow): AlertRecord<'failed'> {
+function failedRecord(row: FailedRow): AlertRecord<'failed'> {
   return {
     ...(JSON.parse(row.entry) as AlertRecord<'accepted'>),
     jobId: row.id,
@@ -47,7 +47,10 @@ export interface FailedRecord {
 export interface FailedStore {
   /** The failed alerts, newest first (default `limit` 50, `offset` 0). */
   failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]>;
-  /** Sends one back to the queue, by its alert identity (`id`) or `jobId`; a `TypeError` when unknown. */
+  /**
+   * Sends one back to the queue, by its alert identity (`id`) or its `jobId`; a `TypeError` when
+   * unknown.
+   */
   retry(id: string): Promise<void>;
   /** Sends back every alert failed when it is called, once each; resolves to how many. */
   retryAll(): Promise<number>;
@@ -95,7 +98,7 @@ export class D1FailedStore implements FailedStore {
       )
       .bind(limit, offset)
       .all<FailedRow>();
-    return results.map(toFailedAlert);
+    return results.map(failedRecord);
   }
 
   async retry(id: string): Promise<void> {

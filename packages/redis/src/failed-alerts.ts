@@ -8,7 +8,7 @@ import type { Job, Queue } from 'bullmq';
 import type { AlertJobData } from './job-data.js';
 
 /** A failed job as `failed()` lists it. */
-export function toFailedAlert(job: Job<AlertJobData>): AlertRecord<'failed'> {
+export function failedRecord(job: Job<AlertJobData>): AlertRecord<'failed'> {
   const { stalls: _stalls, dueAt: _dueAt, ...record } = job.data;
   return { ...record, jobId: String(job.id), error: job.failedReason, failedAt: job.finishedOn };
 }
@@ -20,7 +20,7 @@ export async function listFailed(
 ): Promise<AlertRecord<'failed'>[]> {
   const { limit, offset } = resolveFailedListOptions(options);
   const jobs = await queue.getFailed(offset, offset + limit - 1);
-  return jobs.map(toFailedAlert);
+  return jobs.map(failedRecord);
 }
 
 /** Counts of the queue's jobs by state. */

@@ -46,8 +46,8 @@ export interface SqsQueue extends PushQueue {
   failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]>;
   /**
    * Sends a failed alert back to the queue, its tries counted afresh; handlers that already
-   * succeeded for it are not run again. `id` is the alert identity (a failed record's `id`) or its `jobId`.
-   * Rejects with a `TypeError` when there is no such failed alert.
+   * succeeded for it are not run again. `id` is the alert identity (a failed record's `id`) or
+   * its `jobId`. Rejects with a `TypeError` when there is no such failed alert.
    */
   retry(id: string): Promise<void>;
   /** Sends back every alert failed when it is called, once each; resolves with how many. */
