@@ -27,6 +27,10 @@ export default defineConfig({
     // are used (`"sideEffects": false`), so a receiver's bundle holds none of them.
     client: 'src/client/index.ts',
     batcher: 'src/batcher/index.ts',
+    // `ServiceError` in a file of its own: `isChurnRiskError` (in `index.js`) names it, and in the
+    // client's file it would bring the client's schemas and classic zod into any bundle that
+    // calls `isChurnRiskError` (the operations page's).
+    'service-error': 'src/client/service-error.ts',
   },
   format: ['esm'],
   target: 'node20',

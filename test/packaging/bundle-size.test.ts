@@ -8,6 +8,8 @@ import {
   CASES,
   esbuildCommandOf,
   GZIP_BUDGET_BYTES,
+  OPS_GZIP_BUDGET_BYTES,
+  OPS_WORKER_CASE,
   QUEUE_MODE_CASE,
   ROOT,
   snippetOf,
@@ -16,18 +18,21 @@ import {
 
 // Bundle size: the READMEs' workers and Lambda handlers, in memory and in queue
 // mode, bundled by esbuild and minified, are at most 25 KB gzip, and hold neither classic zod nor the API client. Sizes are deterministic for
-// a given lockfile, so they are asserted; `pnpm bench bundle` prints them in full.
+// a given lockfile, so they are asserted; `pnpm bench bundle` prints them in full. The ops
+// README's Worker (the operations page over D1) is at most 30 KB gzip and holds no zod.
 const root = fileURLToPath(ROOT);
 const bundles = new Map<string, ReadmeBundle>();
 
 beforeAll(async () => {
-  for (const name of ['core', 'cloudflare', 'lambda']) {
+  for (const name of ['core', 'cloudflare', 'lambda', 'ops']) {
     const dir = join(root, 'packages', name);
     if (!existsSync(join(dir, 'dist', 'index.js'))) {
       execFileSync('npm', ['run', 'build', '--silent'], { cwd: dir, stdio: 'inherit' });
     }
   }
-  for (const entry of CASES) bundles.set(entry.name, await bundleReadme(entry));
+  for (const entry of [...CASES, OPS_WORKER_CASE]) {
+    bundles.set(entry.name, await bundleReadme(entry));
+  }
 });
 
 /** Code that only the in-memory queue holds (its `kind`, minified). */
@@ -127,5 +132,54 @@ describe("the Lambda README's bundling", () => {
         `${name}: KiB`,
       ).toBeLessThan(0.01);
     }
+  });
+});
+
+describe("the ops README's Worker (the operations page over D1)", () => {
+  /** Words that only these parts hold, as a minified bundle words them. */
+  const markers = {
+    'classic zod': '"ZodString"',
+    "classic zod's locales": 'Ongeldige invoer', // its Dutch locale, which classic zod bundles
+    'the API client': 'CHURN_RISK_API_KEY',
+    'the event batcher': 'A batcher flush failed',
+    'the wire schemas': 'cooldown must be',
+  };
+
+  it(`is at most ${OPS_GZIP_BUDGET_BYTES} bytes gzip once bundled and minified`, () => {
+    const snippet = snippetOf(OPS_WORKER_CASE);
+    expect(snippet).toContain('createOpsHandler(');
+    expect(snippet).toContain('createFailedStore(');
+    const bundle = bundles.get('ops-worker')!;
+    expect(bundle.gzip).toBeLessThanOrEqual(OPS_GZIP_BUDGET_BYTES);
+    expect(bundle.min).toBeGreaterThan(bundle.gzip); // a real bundle was measured
+    expect(bundle.packages.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['@churn-risk/ops', '@churn-risk/core', '@churn-risk/cloudflare']),
+    );
+  });
+
+  it('holds no zod (neither classic zod nor its locales), no API client, batcher or wire schema', () => {
+    const { code, packages } = bundles.get('ops-worker')!;
+    expect(packages.map((p) => p.name)).not.toContain('zod');
+    const found = Object.entries(markers).filter(([, text]) => code.includes(text));
+    expect(found.map(([part]) => part)).toEqual([]);
+  });
+
+  it("finds each part by its words: the same Worker exporting core's API client holds them all", async () => {
+    const withClient = await bundleReadme(
+      OPS_WORKER_CASE,
+      (text) =>
+        `${text}\nexport { ChurnRiskClient, createEventBatcher } from '@churn-risk/core';\n`,
+    );
+    const missing = Object.entries(markers).filter(([, text]) => !withClient.code.includes(text));
+    expect(missing.map(([part]) => part)).toEqual([]);
+    expect(withClient.gzip).toBeGreaterThan(OPS_GZIP_BUDGET_BYTES);
+  });
+
+  it('is the size the ops README quotes (within 1 %)', () => {
+    const bundle = bundles.get('ops-worker')!;
+    const quoted = quotedSizes('packages/ops/README.md', '**Bundle size.**');
+    const hint = `the ops README quotes ${quoted.gzip} bytes gzip; the bundle is ${bundle.gzip} (${(bundle.min / 1024).toFixed(1)} KiB minified): update the README`;
+    expect(Math.abs(quoted.gzip - bundle.gzip) / bundle.gzip, hint).toBeLessThan(0.01);
+    expect(Math.abs(quoted.kib - bundle.min / 1024) / (bundle.min / 1024), hint).toBeLessThan(0.01);
   });
 });

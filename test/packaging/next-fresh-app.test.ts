@@ -21,7 +21,9 @@ import { readmeParts } from './readme-parts.js';
 // Each README's files make the app in turn (a user follows one README, and both name
 // `lib/churn-risk.ts`): one scaffold and one install, then per README its files, `next build` with
 // no environment at all, and `next start` on Node 22 with the environment, one signed delivery and
-// the sweep route.
+// the sweep route. The Postgres app also holds the ops README's Next.js route (the operations page
+// over the app's database), which must build with no environment too and answer behind
+// `authorize` once started.
 
 /** The READMEs whose App Router files make an app, and the handler's line each one prints. */
 const READMES = {
@@ -30,6 +32,17 @@ const READMES = {
     `create the CRM task { userId: '${userId}'`,
 } as const;
 type Readme = keyof typeof READMES;
+
+/**
+ * The READMEs whose App Router files join a README's app: the operations page's route of the ops
+ * README, in the app whose receiver is on Postgres (the page's queue is on that database).
+ */
+const ADDED: Partial<Record<Readme, readonly string[]>> = {
+  'examples/next-postgres/README.md': ['packages/ops/README.md'],
+};
+const OPS_ROUTE = 'app/ops/[[...path]]/route.ts';
+const OPS_TOKEN = 'ops_fresh_next_app_token';
+const OPS_CSRF_SECRET = 'ops-fresh-next-app-csrf-secret-0123456789';
 
 /** The workspace's Node 22 (test/package.json's `node22`), the runtime `next start` is tested on. */
 const NODE22 = join(ROOT, 'test', 'node_modules', 'node22', 'bin', 'node');
@@ -44,7 +57,7 @@ const CRON_SECRET = 'cron_fresh_next_app_0123456789';
  * the same path). A path given twice, or a file block that needs an invisible context to compile,
  * is an error: the app is made of the blocks exactly as shown.
  */
-function appFiles(readme: Readme): Map<string, string> {
+function appFiles(readme: string): Map<string, string> {
   const files = new Map<string, string>();
   for (const snippet of readmeParts(ROOT, join(ROOT, readme)).snippets) {
     const file = snippet.file;
@@ -167,10 +180,19 @@ async function sweep(url: string, authorization?: string): Promise<Response> {
 /** The files of the README built last, removed before the next one's are written. */
 let written: string[] = [];
 
-/** Writes `readme`'s App Router files into the app (alone) and builds it with no environment. */
+/**
+ * Writes `readme`'s App Router files (and those of the READMEs `ADDED` to it) into the app, alone,
+ * and builds it with no environment.
+ */
 async function buildFor(readme: Readme): Promise<Built & { files: Map<string, string> }> {
   for (const path of written) rmSync(join(app, path), { force: true });
   const files = appFiles(readme);
+  for (const added of ADDED[readme] ?? []) {
+    for (const [path, code] of appFiles(added)) {
+      if (files.has(path)) throw new Error(`${added} and ${readme} both give ${path}`);
+      files.set(path, code);
+    }
+  }
   for (const [path, code] of files) {
     mkdirSync(join(app, dirname(path)), { recursive: true });
     writeFileSync(join(app, path), code);
@@ -192,7 +214,12 @@ beforeAll(async () => {
   if (!existsSync(NODE22))
     throw new Error(`${NODE22} is missing: run \`npx -y pnpm@10 install\` at the repository root.`);
   work = mkdtempSync(join(tmpdir(), 'churn-risk-fresh-next-'));
-  const wanted = ['@churn-risk/core', '@churn-risk/next', '@churn-risk/postgres'];
+  const wanted = [
+    '@churn-risk/core',
+    '@churn-risk/next',
+    '@churn-risk/postgres',
+    '@churn-risk/ops',
+  ];
   const [template, tarballs] = await Promise.all([
     scaffold(work, 'app'),
     pack(
@@ -277,11 +304,23 @@ describe('examples/next-postgres/README.md on a fresh create-next-app@16 app, on
     if (built !== undefined) expectBuilt(readme, built);
   });
 
-  it('next start (Node 22) with the environment: a delivery handled in its invocation, a sweep with the bearer (200) and one without (401)', async () => {
+  it("builds with the ops README's Next.js route beside it (its Postgres queue made on the first request), rendered per request", () => {
+    const route = built?.files.get(OPS_ROUTE);
+    expect(route, `packages/ops/README.md gives ${OPS_ROUTE}`).toBeDefined();
+    // The README's route as the issue found it failed here: a queue made at module load.
+    expect(route).toContain('createPostgresQueue(');
+    expect(route).toMatch(/export async function GET\(/);
+    expect(route).toMatch(/export function POST\(/);
+    expect(built?.output).toMatch(/ƒ \/ops\/\[\[\.\.\.path\]\]/);
+  });
+
+  it('next start (Node 22) with the environment: a delivery handled in its invocation, a sweep with the bearer (200) and one without (401), the ops page behind authorize', async () => {
     const { next, url } = await start(app, {
       CHURN_RISK_WEBHOOK_SECRET: SECRET,
       DATABASE_URL: postgres?.url ?? '',
       CRON_SECRET,
+      OPS_TOKEN,
+      OPS_CSRF_SECRET,
     });
     try {
       const userId = `fresh_pg_${String(process.pid)}`;
@@ -300,9 +339,30 @@ describe('examples/next-postgres/README.md on a fresh create-next-app@16 app, on
       const unauthorized = await sweep(url);
       expect(unauthorized.status).toBe(401);
       expect(await unauthorized.text()).not.toContain(CRON_SECRET);
+
+      // The operations page: nothing without the token; with it, the page, and the counts read
+      // from the receiver's database (the delivery above was handled and kept as completed).
+      const bearer = { authorization: `Bearer ${OPS_TOKEN}` };
+      const refused = await fetch(`${url}/ops`);
+      expect(refused.status).toBe(401);
+      expect(await refused.text()).not.toContain(OPS_TOKEN);
+      const page = await fetch(`${url}/ops`, { headers: bearer });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await page.text()).toMatch(/^<!doctype html>/i);
+      const counts = await fetch(`${url}/ops/api/counts`, { headers: bearer });
+      expect(counts.status).toBe(200);
+      const status = (await counts.json()) as {
+        counts?: Record<string, number>;
+        health: { reachable: boolean };
+      };
+      expect(status.health.reachable).toBe(true);
+      expect(status.counts?.failed).toBe(0);
+      expect(status.counts?.completed).toBeGreaterThanOrEqual(1);
     } finally {
       await stop(next);
     }
     expect(next.output()).not.toContain(CRON_SECRET);
+    expect(next.output()).not.toContain(OPS_TOKEN);
   });
 });

@@ -74,16 +74,24 @@ function filesOf(readme: ReadmeParts): { snippet: Snippet; file: string }[] {
 }
 
 /**
- * The resolution modes a README's snippets are checked in: both, but only `bundler` for Next.js
- * (create-next-app's tsconfig; route files import each other without extensions, which Turbopack
- * needs): packages/next and the examples/next* apps.
+ * The resolution modes a snippet is checked in: both, but only `bundler` for Next.js
+ * (create-next-app's tsconfig; route files import each other and `next/server` without
+ * extensions, which Turbopack needs): packages/next, the examples/next* apps, and another README's
+ * Next.js route file (`// app/...`, `// pages/...`).
  */
-function modesOf(readme: ReadmeParts): Mode[] {
-  return /(^|\/)next(-[\w-]+)?\//.test(readme.path) ? ['bundler'] : ['nodenext', 'bundler'];
+function modesOf(readme: ReadmeParts, snippet: Snippet): Mode[] {
+  const next =
+    /(^|\/)next(-[\w-]+)?\//.test(readme.path) || /^(app|pages)\//.test(snippet.file ?? '');
+  return next ? ['bundler'] : ['nodenext', 'bundler'];
 }
 
 const checkedSnippets = withExamples.flatMap((readme) =>
-  filesOf(readme).map(({ snippet, file }) => ({ readme, snippet, file, modes: modesOf(readme) })),
+  filesOf(readme).map(({ snippet, file }) => ({
+    readme,
+    snippet,
+    file,
+    modes: modesOf(readme, snippet),
+  })),
 );
 
 /** One snapshot of packages/, taken with the READMEs' (other work may add a package meanwhile). */

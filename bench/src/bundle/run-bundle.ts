@@ -1,6 +1,7 @@
 /**
- * `pnpm bench bundle`: the sizes of the READMEs' workers and Lambda handlers
- * bundled and minified (raw, minified, gzip, against the 25 KB gzip budget), what each package
+ * `pnpm bench bundle`: the sizes of the READMEs' workers and Lambda handlers, and of the
+ * operations page's Worker, bundled and minified (raw, minified, gzip, against the 25 KB gzip
+ * budget, 30 KB for the page), what each package
  * weighs in them, and the time to import each bundle in a fresh Node process, beside the time to
  * import an empty module (and `node:crypto`, which the Lambda bundle imports) in the same rounds.
  */
@@ -12,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { formatBytes, formatNumber, markdownTable, median } from '../lib/table.js';
 import type { BenchResult, BenchSettings } from '../lib/types.js';
-import { bundleReadme, CASES, GZIP_BUDGET_BYTES, type ReadmeBundle } from './readme-bundles.js';
+import { ALL_CASES, bundleReadme, gzipBudgetOf, type ReadmeBundle } from './readme-bundles.js';
 
 /** Milliseconds a fresh Node process takes to `import()` the module at `path`. */
 async function importMs(path: string): Promise<number> {
@@ -57,8 +58,10 @@ async function importTimes(
 }
 
 export async function runBundle(settings: BenchSettings): Promise<BenchResult> {
-  const bundles: ReadmeBundle[] = [];
-  for (const entry of CASES) bundles.push(await bundleReadme(entry));
+  const bundles: (ReadmeBundle & { budget: number })[] = [];
+  for (const entry of ALL_CASES) {
+    bundles.push({ ...(await bundleReadme(entry)), budget: gzipBudgetOf(entry) });
+  }
 
   const dir = mkdtempSync(join(tmpdir(), 'churn-risk-bench-bundle-'));
   let times: Record<string, number[]>;
@@ -88,7 +91,7 @@ export async function runBundle(settings: BenchSettings): Promise<BenchResult> {
     size(b.raw),
     size(b.min),
     size(b.gzip),
-    `${formatNumber(GZIP_BUDGET_BYTES)} B: ${b.gzip <= GZIP_BUDGET_BYTES ? 'met' : 'MISSED'}`,
+    `${formatNumber(b.budget)} B: ${b.gzip <= b.budget ? 'met' : 'MISSED'}`,
   ]);
   const packageRows = bundles.flatMap((b) =>
     b.packages.map((p) => [
@@ -108,7 +111,7 @@ export async function runBundle(settings: BenchSettings): Promise<BenchResult> {
     ];
   });
   const markdown = [
-    "The READMEs' examples (the Cloudflare worker; the Lambda handler; the Cloudflare worker in queue mode, `createQueueWorker`; the Lambda handler in queue mode, `createSqsQueue` with `createQueueReceiver`, with `@aws-sdk/*` external as the README bundles it: Lambda's Node runtimes ship the SDK) bundled by esbuild from the built packages, minified: the workers with the conditions `workerd`, `worker`, `browser`, the handlers for Node (the queue-mode handler with the flags of the Lambda README's `npx esbuild` command). gzip at zlib's default level.",
+    "The READMEs' examples (the Cloudflare worker; the Lambda handler; the Cloudflare worker in queue mode, `createQueueWorker`; the Lambda handler in queue mode, `createSqsQueue` with `createQueueReceiver`, with `@aws-sdk/*` external as the README bundles it: Lambda's Node runtimes ship the SDK) bundled by esbuild from the built packages, minified: the workers with the conditions `workerd`, `worker`, `browser`, the handlers for Node (the queue-mode handler with the flags of the Lambda README's `npx esbuild` command); and the ops README's Worker (`createOpsHandler` over `createFailedStore`, D1), bundled as the workers are. gzip at zlib's default level.",
     '',
     markdownTable(['bundle', 'raw', 'minified', 'gzip', 'budget'], sizeRows),
     '',
@@ -122,7 +125,7 @@ export async function runBundle(settings: BenchSettings): Promise<BenchResult> {
   ].join('\n');
   return {
     name: 'bundle',
-    title: 'Bundle sizes and import time (at most 25 KB gzip)',
+    title: 'Bundle sizes and import time (at most 25 KB gzip; the ops Worker 30 KB)',
     markdown,
     data: {
       bundles: bundles.map(({ code: _code, ...rest }) => rest),

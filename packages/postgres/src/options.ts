@@ -113,6 +113,15 @@ export function isPool(connection: unknown): connection is pg.Pool {
   return connection instanceof pg.Pool;
 }
 
+/**
+ * What to do when the connection is missing: most often an environment variable that a build
+ * step (`next build`) does not have, read by a queue made at module load.
+ */
+const MISSING_AT_BUILD =
+  'Is its environment variable (DATABASE_URL?) set where this code runs? A build step such as ' +
+  '`next build` loads your modules without the run-time environment: make the queue on the first ' +
+  'request (in a function your route calls), not at module load.';
+
 function checkConnection(connection: unknown): PostgresConnection {
   if (typeof connection === 'string') {
     if (!/^postgres(ql)?:\/\//.test(connection)) {
@@ -124,7 +133,10 @@ function checkConnection(connection: unknown): PostgresConnection {
     return connection;
   }
   if (typeof connection === 'object' && connection !== null) return connection;
-  throw new TypeError('connection is required: a postgres:// URL, pg pool options or a pg.Pool.');
+  throw new TypeError(
+    `connection is required: a postgres:// URL, pg pool options or a pg.Pool (got ${connection === null ? 'null' : typeof connection}). ` +
+      MISSING_AT_BUILD,
+  );
 }
 
 /**

@@ -62,6 +62,15 @@ describe('createPostgresQueue options', () => {
     expect(() => createPostgresStore(options as never)).toThrow(TypeError);
   });
 
+  it('says, without a connection (an environment variable unset at build), to make the queue on the first request', () => {
+    for (const create of [createPostgresQueue, createPostgresStore]) {
+      expect(() => create({ connection: process.env.CHURN_RISK_UNSET_DATABASE_URL! })).toThrow(
+        /connection is required.*\(got undefined\).*DATABASE_URL.*`next build`.*make the queue on the first request.*not at module load/,
+      );
+    }
+    expect(() => createPostgresQueue({ connection: null as never })).toThrow(/\(got null\)/);
+  });
+
   it('accepts a URL, pool options and a pg.Pool, and never ends a pool it was given', async () => {
     const pool = new pg.Pool({ connectionString: URL });
     const queues = [

@@ -135,8 +135,14 @@ export function resolveRedisQueueOptions(options: RedisQueueOptions): ResolvedRe
 }
 
 function resolveStore(options: RedisStoreOptions): ResolvedRedisStoreOptions {
-  if ((options.connection as unknown) === undefined || (options.connection as unknown) === null) {
-    throw new TypeError('connection is required: a redis:// URL, ioredis options or an instance.');
+  const connection: unknown = options.connection;
+  if (connection === undefined || connection === null) {
+    throw new TypeError(
+      `connection is required: a redis:// URL, ioredis options or an instance (got ${String(connection)}). ` +
+        'Is its environment variable (REDIS_URL?) set where this code runs? A build step such as ' +
+        '`next build` loads your modules without the run-time environment: make the queue on the ' +
+        'first request (in a function your route calls), not at module load.',
+    );
   }
   const prefix: unknown = options.prefix ?? REDIS_QUEUE_DEFAULTS.prefix;
   if (typeof prefix !== 'string' || prefix === '' || /\s/.test(prefix)) {

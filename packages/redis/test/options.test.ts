@@ -28,6 +28,14 @@ describe('the options of createRedisQueue and createRedisStore', () => {
     }
   });
 
+  it('says, without a connection (an environment variable unset at build), to make the queue on the first request', () => {
+    for (const create of [createRedisQueue, createRedisStore]) {
+      expect(() => create({ connection: process.env.CHURN_RISK_UNSET_REDIS_URL! })).toThrow(
+        /connection is required.*\(got undefined\).*REDIS_URL.*`next build`.*make the queue on the first request.*not at module load/,
+      );
+    }
+  });
+
   it('refuses an option Redis cannot honour, saying why', () => {
     expect(() => createRedisQueue(untyped({ pollIntervalMs: 100 }))).toThrow(
       /"pollIntervalMs" \(a Redis take waits on BullMQ's marker/,
