@@ -48,7 +48,7 @@ export interface EsbuildCommand {
  */
 export const QUEUE_MODE_CASE: ReadmeBundleCase = {
   name: 'lambda-sqs',
-  readme: 'packages/lambda/README.md',
+  readme: 'docs/lambda.md', // the Lambda guide's "Queue mode" section
   section: '## Queue mode',
   platform: 'node',
   conditions: [],
@@ -68,7 +68,7 @@ export const CASES: readonly ReadmeBundleCase[] = [
   // `createQueueReceiver`, so it holds no in-memory queue.
   {
     name: 'worker-queue',
-    readme: 'packages/cloudflare/README.md',
+    readme: 'docs/cloudflare.md', // the Cloudflare guide's "Queue mode" section
     section: '## Queue mode',
     platform: 'browser',
     conditions: ['workerd', 'worker', 'browser'],
