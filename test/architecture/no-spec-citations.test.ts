@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 // Users of the packages never get the project's SPEC (it lives outside this repository), so no
 // shipped file may point at it: a rule a user relies on is written out where they read it (the
 // package READMEs, docs/). Shipped here means what an npm package holds (its src/ but the test
-// files its package.json leaves out, its bin/, its README), the root README, the examples a user
-// copies from (all but their tests) and docs/.
+// files its package.json leaves out, its bin/, its README), the root README and CONTRIBUTING.md, the
+// examples a user copies from (all but their tests) and docs/ (the guides the site is built from).
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -49,6 +49,7 @@ export function shippedFiles(): string[] {
   const examples = subfolders('examples');
   return [
     'README.md',
+    'CONTRIBUTING.md',
     ...walk('docs'),
     ...packages.flatMap((dir) => [
       ...walk(join(dir, 'src')),
@@ -92,7 +93,9 @@ describe('shipped files cite no SPEC', () => {
       ).toBe(true);
     }
     expect(files).toContain('README.md');
-    expect(files).toContain(join('docs', 'guarantees.md'));
+    expect(files).toContain('CONTRIBUTING.md');
+    for (const guide of ['guarantees.md', 'receiving.md', 'writing-a-store.md', 'client.md'])
+      expect(files).toContain(join('docs', guide));
     expect(files.some((path) => TEST_FILE.test(path))).toBe(false);
   });
 

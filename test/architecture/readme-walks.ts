@@ -1,5 +1,5 @@
 /**
- * The walks packages/core/README.md states in its "## Architecture" section, read for the test
+ * The walks docs/architecture.md states in its "## Architecture" section, read for the test
  * (walk.test.ts) and written by the script (walk.ts):
  *
  * - memory mode: the numbered list (the first link of each item is the step's file), and the
@@ -10,13 +10,15 @@
  *   `fails` or `succeeds` (only then), or empty. Two rows state the counts:
  *   `**files: handler succeeds**` and `**files: handler fails**`.
  *
- * Paths are the links' targets (relative to packages/core/) resolved to the repository root.
+ * Paths are the links' targets (relative to docs/) resolved to the repository root.
  */
 import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { Mode, Variant, Walk } from './measure.js';
 
-export const README = 'packages/core/README.md';
+export const README = 'docs/architecture.md';
+/** The folder the page's links are relative to. */
+const BASE = posix.dirname(README);
 
 /** The table's column names, by mode. */
 export const MODE_COLUMNS: Readonly<Record<Exclude<Mode, 'memory'>, string>> = {
@@ -45,14 +47,14 @@ export interface ReadmeWalks {
   table: Partial<Record<Mode, Record<Variant, { files: string[]; count: number | undefined }>>>;
 }
 
-/** A link's target (relative to packages/core/) from the repository root. */
+/** A link's target (relative to the page's folder, docs/) from the repository root. */
 export function fromCore(target: string): string {
-  return posix.normalize(posix.join('packages/core', target));
+  return posix.normalize(posix.join(BASE, target));
 }
 
-/** A repository path as a link target relative to packages/core/. */
+/** A repository path as a link target relative to the page's folder (docs/). */
 export function toCore(path: string): string {
-  return posix.relative('packages/core', path);
+  return posix.relative(BASE, path);
 }
 
 function links(text: string): string[] {
@@ -148,7 +150,7 @@ export function parseReadmeWalks(readme: string): ReadmeWalks {
   };
 }
 
-/** Reads the README of packages/core under `root`. */
+/** Reads docs/architecture.md under `root`. */
 export function readReadmeWalks(root: string): ReadmeWalks {
   return parseReadmeWalks(readFileSync(posix.join(root, README), 'utf8'));
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureWalk, ROOT, type Mode, type Variant, type Walk } from './measure.js';
 import { parseReadmeWalks, readReadmeWalks, type ReadmeWalks } from './readme-walks.js';
 
-// packages/core/README.md's Architecture walks, measured: for one delivery, the source files of
+// docs/architecture.md's Architecture walks, measured: for one delivery, the source files of
 // packages/<name>/src/ where code ran (V8 precise coverage in a child process, reset just before
 // the delivery, so code that ran at import or creation does not count). `node --conditions=
 // @churn-risk/source --import tsx test/architecture/walk.ts` prints what it measures, and the table.
@@ -106,23 +106,23 @@ describe("the README's walks as read by the test", () => {
       '# x',
       '## Architecture',
       'One delivery crosses these 2 files.',
-      '1. [`../express/src/a.ts`](../express/src/a.ts): the adapter,',
-      '   see [`src/other.ts`](src/other.ts).',
-      '2. [`src/b.ts`](src/b.ts): more.',
+      '1. [`../packages/express/src/a.ts`](../packages/express/src/a.ts): the adapter,',
+      '   see [`../packages/core/src/other.ts`](../packages/core/src/other.ts).',
+      '2. [`../packages/core/src/b.ts`](../packages/core/src/b.ts): more.',
       '',
-      'A handler that fails adds [`src/c.ts`](src/c.ts).',
+      'A handler that fails adds [`../packages/core/src/c.ts`](../packages/core/src/c.ts).',
       '',
-      'When `@opentelemetry/api` is installed, [`src/d.ts`](src/d.ts) joins.',
+      'When `@opentelemetry/api` is installed, [`../packages/core/src/d.ts`](../packages/core/src/d.ts) joins.',
       '',
       '| file | Redis | Postgres | Cloudflare Queues |',
       '|---|:-:|:-:|:-:|',
-      '| [`src/b.ts`](src/b.ts) | ✓ | fails |  |',
-      '| [`../redis/src/e.ts`](../redis/src/e.ts) | succeeds |  |  |',
+      '| [`../packages/core/src/b.ts`](../packages/core/src/b.ts) | ✓ | fails |  |',
+      '| [`../packages/redis/src/e.ts`](../packages/redis/src/e.ts) | succeeds |  |  |',
       '| **files: handler succeeds** | **2** | **0** | **0** |',
       '| **files: handler fails** | **1** | **1** | **0** |',
       '',
       '## Next',
-      '1. [`src/z.ts`](src/z.ts)',
+      '1. [`../packages/core/src/z.ts`](../packages/core/src/z.ts)',
     ].join('\n');
     const walks = parseReadmeWalks(text);
     expect(walks.memory).toEqual(['packages/express/src/a.ts', 'packages/core/src/b.ts']);

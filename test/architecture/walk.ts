@@ -1,6 +1,6 @@
 /**
  * Prints the measured walk of one delivery in each mode (the files of `packages/<name>/src/` where
- * code ran for it: measure.ts and walk-child.ts say how), next to what packages/core/README.md
+ * code ran for it: measure.ts and walk-child.ts say how), next to what docs/architecture.md
  * states, and the README's table of the Redis, Postgres and Cloudflare Queues walks as measured,
  * ready to paste. Starts its own redis-server and PostgreSQL on free ports (stopped at the end).
  *

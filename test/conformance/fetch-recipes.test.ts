@@ -1,5 +1,5 @@
 /**
- * The README's one-line recipes for fetch-based frameworks that need no package (h3/Nitro, React
+ * The one-line recipes (docs/receiving.md) for fetch-based frameworks that need no package (h3/Nitro, React
  * Router, SvelteKit, Astro, and `waitUntil` from @vercel/functions), each mounted the way the
  * framework calls it, with the whole conformance suite where the framework runs in-process on
  * Node 20 (h3 v2 and React Router 7), and a test per recipe that the platform is handed the alert's

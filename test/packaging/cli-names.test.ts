@@ -19,6 +19,12 @@ function readmes(dir = ROOT): string[] {
   });
 }
 
+/** The guides of docs/ and CONTRIBUTING.md, which hold commands as the READMEs do. */
+function guides(): string[] {
+  const docs = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md'));
+  return [...docs.map((name) => join(ROOT, 'docs', name)), join(ROOT, 'CONTRIBUTING.md')];
+}
+
 /** The package a command line hands to `npx` (or `npm exec`), or `undefined` for none. */
 function npxPackages(line: string): string[] {
   const found: string[] = [];
@@ -67,10 +73,16 @@ describe('no documented command runs an unscoped churn-risk package through npx'
     expect(unscopedLines('npx -y pnpm@10 -s churn-risk trigger --url x')).toEqual([]);
   });
 
-  const files = readmes();
-  it('finds the READMEs', () => {
+  const files = [...readmes(), ...guides()];
+  it('finds the READMEs and the guides', () => {
     expect(files.map((file) => relative(ROOT, file))).toEqual(
-      expect.arrayContaining(['README.md', 'packages/sandbox/README.md', 'test/README.md']),
+      expect.arrayContaining([
+        'README.md',
+        'packages/sandbox/README.md',
+        'test/README.md',
+        'docs/redis.md',
+        'CONTRIBUTING.md',
+      ]),
     );
   });
 

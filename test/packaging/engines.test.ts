@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// The supported Node range, decided once (root README, "Node versions"): the versions where
+// The supported Node range, decided once (CONTRIBUTING.md, "Node versions"; the root README states it): the versions where
 // `require()` of an ES module works without a flag.
 const RANGE = '^20.19.0 || >=22.12.0';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

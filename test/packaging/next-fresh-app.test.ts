@@ -21,7 +21,7 @@ import { readmeParts } from './readme-parts.js';
 // Each README's files make the app in turn (a user follows one README, and both name
 // `lib/churn-risk.ts`): one scaffold and one install, then per README its files, `next build` with
 // no environment at all, and `next start` on Node 22 with the environment, one signed delivery and
-// the sweep route. The Postgres app also holds the ops README's Next.js route (the operations page
+// the sweep route. The Postgres app also holds the ops guide's Next.js route (the operations page
 // over the app's database), which must build with no environment too and answer behind
 // `authorize` once started.
 
@@ -35,10 +35,10 @@ type Readme = keyof typeof READMES;
 
 /**
  * The READMEs whose App Router files join a README's app: the operations page's route of the ops
- * README, in the app whose receiver is on Postgres (the page's queue is on that database).
+ * guide (docs/ops.md), in the app whose receiver is on Postgres (the page's queue is on that database).
  */
 const ADDED: Partial<Record<Readme, readonly string[]>> = {
-  'examples/next-postgres/README.md': ['packages/ops/README.md'],
+  'examples/next-postgres/README.md': ['docs/ops.md'],
 };
 const OPS_ROUTE = 'app/ops/[[...path]]/route.ts';
 const OPS_TOKEN = 'ops_fresh_next_app_token';
@@ -304,9 +304,9 @@ describe('examples/next-postgres/README.md on a fresh create-next-app@16 app, on
     if (built !== undefined) expectBuilt(readme, built);
   });
 
-  it("builds with the ops README's Next.js route beside it (its Postgres queue made on the first request), rendered per request", () => {
+  it("builds with the ops guide's Next.js route beside it (its Postgres queue made on the first request), rendered per request", () => {
     const route = built?.files.get(OPS_ROUTE);
-    expect(route, `packages/ops/README.md gives ${OPS_ROUTE}`).toBeDefined();
+    expect(route, `docs/ops.md gives ${OPS_ROUTE}`).toBeDefined();
     // The README's route as the issue found it failed here: a queue made at module load.
     expect(route).toContain('createPostgresQueue(');
     expect(route).toMatch(/export async function GET\(/);

@@ -16,14 +16,15 @@ import {
   importedPackages,
   isInstalled,
   readmeParts,
+  guides,
   userReadmes,
   type ReadmeParts,
   type Snippet,
 } from './readme-parts.js';
 
-// The READMEs, as a new user meets them: every README says the packages are ESM, its
+// The READMEs and the guides of docs/, as a new user meets them: every README says the packages are ESM, its
 // install line names what its first example imports, and every TypeScript snippet of every README
-// type-checks (strict; nodenext, then bundler) in a fresh "type": "module" project that installed
+// and of every guide type-checks (strict; nodenext, then bundler) in a fresh "type": "module" project that installed
 // the packed tarballs plus what the READMEs' install lines and snippets name.
 //
 // Each README's snippets are files of their own folder: a snippet whose first line names a file
@@ -42,12 +43,14 @@ type Mode = keyof typeof MODES;
 
 /** The snippets fenced ```ts skip-check, by README and index, with why each cannot compile. */
 const SKIPPED: Record<string, string> = {
-  'README.md #2':
+  'docs/receiving.md #2':
     'five route files of five frameworks (h3, React Router, SvelteKit, Astro, Vercel) in one block, each typed by its own framework',
 };
 
 const readmes: ReadmeParts[] = userReadmes(ROOT).map((path) => readmeParts(ROOT, path));
-const withExamples = readmes.filter((readme) => readme.example !== undefined);
+/** The guides of docs/: their snippets are checked as the READMEs' are. */
+const guidePages: ReadmeParts[] = guides(ROOT).map((path) => readmeParts(ROOT, path));
+const withExamples = [...readmes, ...guidePages].filter((readme) => readme.example !== undefined);
 
 /** The folder of a README's snippets in the project: `readmes/packages-express/`. */
 function folderOf(readme: ReadmeParts): string {
@@ -73,6 +76,9 @@ function filesOf(readme: ReadmeParts): { snippet: Snippet; file: string }[] {
     });
 }
 
+/** The guides whose snippets are Next.js route files (checked as packages/next's are). */
+const NEXT_GUIDES = new Set(['docs/next.md', 'docs/functions.md']);
+
 /**
  * The resolution modes a snippet is checked in: both, but only `bundler` for Next.js
  * (create-next-app's tsconfig; route files import each other and `next/server` without
@@ -81,7 +87,9 @@ function filesOf(readme: ReadmeParts): { snippet: Snippet; file: string }[] {
  */
 function modesOf(readme: ReadmeParts, snippet: Snippet): Mode[] {
   const next =
-    /(^|\/)next(-[\w-]+)?\//.test(readme.path) || /^(app|pages)\//.test(snippet.file ?? '');
+    /(^|\/)next(-[\w-]+)?\//.test(readme.path) ||
+    NEXT_GUIDES.has(readme.path) ||
+    /^(app|pages)\//.test(snippet.file ?? '');
   return next ? ['bundler'] : ['nodenext', 'bundler'];
 }
 
@@ -153,7 +161,10 @@ afterAll(() => {
 });
 
 describe('every README a new user reads', () => {
-  it('is found: the root, each package and each example', () => {
+  it('is found: the root, each package and each example; and the guides of docs/', () => {
+    expect(guidePages.map((guide) => guide.path)).toEqual(
+      expect.arrayContaining(['docs/receiving.md', 'docs/redis.md', 'docs/client.md']),
+    );
     const paths = readmes.map((readme) => readme.path);
     for (const path of ['README.md', 'packages/core/README.md', 'examples/express/README.md'])
       expect(paths).toContain(path);
@@ -190,7 +201,7 @@ describe('every README a new user reads', () => {
   );
 });
 
-describe('every TypeScript snippet of each README type-checks against the packed packages', () => {
+describe('every TypeScript snippet of each README and guide type-checks against the packed packages', () => {
   it('leaves unchecked only the snippets listed as deliberately partial', () => {
     const skipped = withExamples.flatMap((readme) =>
       readme.snippets

@@ -55,6 +55,14 @@ export function userReadmes(root: string): string[] {
   return found;
 }
 
+/** The guides a user reads beside the READMEs: every Markdown file of docs/ (not the built site). */
+export function guides(root: string): string[] {
+  return readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => join(root, 'docs', name));
+}
+
 /** An HTML comment `<!-- snippet-context ... -->` that ends right before a fence. */
 const CONTEXT = /<!--\s*snippet-context\s*\n((?:(?!-->)[\s\S])*)-->\s*$/;
 

@@ -30,7 +30,7 @@ type KindName = 'workers' | 'dom' | 'node' | 'next';
 /**
  * The entries that are Node-only by nature, each with the Node project it is checked in and why:
  * their framework's or driver's own types need `@types/node` (so does every project that uses
- * them). The root README's "Types" says the same. Every other entry, including one added later,
+ * them). "Types" in docs/guarantees.md says the same. Every other entry, including one added later,
  * is checked without Node.
  */
 const NODE_ONLY: Record<string, { project: 'node' | 'next'; why: string }> = {

@@ -55,7 +55,7 @@ export interface EsbuildCommand {
  */
 export const QUEUE_MODE_CASE: ReadmeBundleCase = {
   name: 'lambda-sqs',
-  readme: 'packages/lambda/README.md',
+  readme: 'docs/lambda.md', // the Lambda guide's "Queue mode" section
   section: '## Queue mode',
   platform: 'node',
   conditions: [],
@@ -75,7 +75,7 @@ export const CASES: readonly ReadmeBundleCase[] = [
   // `createQueueReceiver`, so it holds no in-memory queue.
   {
     name: 'worker-queue',
-    readme: 'packages/cloudflare/README.md',
+    readme: 'docs/cloudflare.md', // the Cloudflare guide's "Queue mode" section
     section: '## Queue mode',
     platform: 'browser',
     conditions: ['workerd', 'worker', 'browser'],
@@ -89,7 +89,7 @@ export const CASES: readonly ReadmeBundleCase[] = [
  */
 export const OPS_WORKER_CASE: ReadmeBundleCase = {
   name: 'ops-worker',
-  readme: 'packages/ops/README.md',
+  readme: 'docs/ops.md',
   block: '// A Worker',
   platform: 'browser',
   conditions: ['workerd', 'worker', 'browser'],

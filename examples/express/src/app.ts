@@ -8,7 +8,7 @@ import { createAlertLog, type AlertLogOptions } from './alert-log.js';
 export interface AppOptions extends AlertLogOptions {
   /** The webhook signing secret (`CHURN_RISK_WEBHOOK_SECRET`). */
   secret: string;
-  /** The receiver's logger, e.g. a pino instance (see the root README, "Operating in production"). */
+  /** The receiver's logger, e.g. a pino instance (see docs/production.md). */
   logger?: Logger | undefined;
 }
 

@@ -7,7 +7,7 @@ import { ALERT_LOG, APP_OPTIONS, CHURN_RISK_RECEIVER } from './tokens.js';
 export interface AppOptions extends AlertLogOptions {
   /** The webhook signing secret (`CHURN_RISK_WEBHOOK_SECRET`). */
   secret: string;
-  /** The receiver's logger, e.g. a pino instance (see the root README, "Operating in production"). */
+  /** The receiver's logger, e.g. a pino instance (see docs/production.md). */
   logger?: Logger | undefined;
 }
 

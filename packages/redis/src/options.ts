@@ -17,7 +17,7 @@ export interface RedisStoreOptions {
    * How long a taker holds an alert (its lease: BullMQ's lock on the job), in ms. Core renews it
    * every half of it while the handlers run; a process that dies loses it after this time, and
    * the alert is put back at the next reclaim: at most `leaseMs + reclaimIntervalMs` after the
-   * death (60 s with the defaults; see the README's "Takeover time"). Default 30,000.
+   * death (60 s with the defaults; see "Takeover time" in the Redis guide, docs/redis.md). Default 30,000.
    */
   leaseMs?: number;
   /** How long an alert identity is remembered for de-duplication, in ms. Default 72 hours. */
