@@ -6,6 +6,7 @@ import { createPagesHandler } from '@churn-risk/next';
 import express from 'express';
 import Fastify from 'fastify';
 import Koa from 'koa';
+import type { NextApiRequest, NextApiResponse } from 'next';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,7 +61,10 @@ const mounts: Record<string, (receiver: Receiver) => Promise<Mounted>> = {
   },
   'Next.js Pages Router handler': (receiver) => {
     const handler = createPagesHandler(receiver);
-    return listening(createServer((req, res) => void handler(req, res)));
+    // A bare node:http server stands in for Next's API route resolver (`bodyParser: false`).
+    return listening(
+      createServer((req, res) => void handler(req as NextApiRequest, res as NextApiResponse)),
+    );
   },
 };
 
