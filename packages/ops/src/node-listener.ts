@@ -24,8 +24,8 @@ const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 const first = (value: string | readonly string[] | undefined): string | undefined =>
   typeof value === 'string' ? value : value?.[0];
 
-/** A host as a `Host` header may hold it (name or address, and port); anything else is not used. */
-const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+/** A `Host` header that cannot change the URL's path or user: no `/`, `?`, `#`, `@`, backslash, space. */
+const HOST = /^[^/?#@\\\s]+$/;
 
 /**
  * The request's URL: the `Host` header's origin with the request's path and query, taken as a
