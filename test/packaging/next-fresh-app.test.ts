@@ -41,7 +41,7 @@ const ADDED: Partial<Record<Readme, readonly string[]>> = {
   'examples/next-postgres/README.md': ['docs/ops.md'],
 };
 const OPS_ROUTE = 'app/ops/[[...path]]/route.ts';
-const OPS_TOKEN = 'ops_fresh_next_app_token';
+const OPS_PASSWORD = 'ops_fresh_next_app_password';
 const OPS_CSRF_SECRET = 'ops-fresh-next-app-csrf-secret-0123456789';
 
 /** The workspace's Node 22 (test/package.json's `node22`), the runtime `next start` is tested on. */
@@ -319,7 +319,7 @@ describe('examples/next-postgres/README.md on a fresh create-next-app@16 app, on
       CHURN_RISK_WEBHOOK_SECRET: SECRET,
       DATABASE_URL: postgres?.url ?? '',
       CRON_SECRET,
-      OPS_TOKEN,
+      OPS_PASSWORD,
       OPS_CSRF_SECRET,
     });
     try {
@@ -340,17 +340,21 @@ describe('examples/next-postgres/README.md on a fresh create-next-app@16 app, on
       expect(unauthorized.status).toBe(401);
       expect(await unauthorized.text()).not.toContain(CRON_SECRET);
 
-      // The operations page: nothing without the token; with it, the page, and the counts read
-      // from the receiver's database (the delivery above was handled and kept as completed).
-      const bearer = { authorization: `Bearer ${OPS_TOKEN}` };
+      // The operations page: nothing without the password (a Basic challenge); with it, the page,
+      // and the counts read from the receiver's database (the delivery above was handled and kept
+      // as completed).
+      const basic = {
+        authorization: `Basic ${Buffer.from(`ops:${OPS_PASSWORD}`).toString('base64')}`,
+      };
       const refused = await fetch(`${url}/ops`);
       expect(refused.status).toBe(401);
-      expect(await refused.text()).not.toContain(OPS_TOKEN);
-      const page = await fetch(`${url}/ops`, { headers: bearer });
+      expect(refused.headers.get('www-authenticate')).toMatch(/^Basic realm="/);
+      expect(await refused.text()).not.toContain(OPS_PASSWORD);
+      const page = await fetch(`${url}/ops`, { headers: basic });
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       expect(await page.text()).toMatch(/^<!doctype html>/i);
-      const counts = await fetch(`${url}/ops/api/counts`, { headers: bearer });
+      const counts = await fetch(`${url}/ops/api/counts`, { headers: basic });
       expect(counts.status).toBe(200);
       const status = (await counts.json()) as {
         counts?: Record<string, number>;
@@ -363,6 +367,6 @@ describe('examples/next-postgres/README.md on a fresh create-next-app@16 app, on
       await stop(next);
     }
     expect(next.output()).not.toContain(CRON_SECRET);
-    expect(next.output()).not.toContain(OPS_TOKEN);
+    expect(next.output()).not.toContain(OPS_PASSWORD);
   });
 });

@@ -31,7 +31,12 @@ export async function startWeb(
   name: string,
   env: ProcessEnv,
 ): Promise<{ child: Child; webhook: string; ops: string | undefined }> {
-  const child = env.track(startChild(name, 'src/web.ts', { ...env.common, PORT: '0' }, env.run));
+  // The demo's page is open (no OPS_PASSWORD), which createOpsHandler takes only while NODE_ENV
+  // is development or test: development, unless the demo runs under one already.
+  const mode = process.env.NODE_ENV === undefined ? { NODE_ENV: 'development' } : {};
+  const child = env.track(
+    startChild(name, 'src/web.ts', { ...mode, ...env.common, PORT: '0' }, env.run),
+  );
   const line = await child.waitForLine(/^listening on /);
   const ops = child.lines.find((candidate) => candidate.startsWith('ops page on '));
   return {

@@ -15,8 +15,8 @@ export interface WebAppOptions {
   prefix?: string | undefined;
   /**
    * The password of the failed alerts' page at `/ops` (`OPS_PASSWORD`; user `ops`, HTTP Basic).
-   * Without it the page is open to anyone who reaches it, which is refused when `NODE_ENV` is
-   * `production`.
+   * Without it the page is open to anyone who reaches it, which is accepted only while `NODE_ENV`
+   * is `development` or `test`.
    */
   opsPassword?: string | undefined;
 }

@@ -64,6 +64,7 @@ export const BASE_KEYS = [
   'signatureHeader',
   'timestampHeader',
   'maxBodyBytes',
+  'bodyTimeoutMs',
   'mode',
   'maxQueue',
   'retries',

@@ -13,7 +13,7 @@
  * if (result !== undefined) sendNodeResponse(res, result);
  */
 export { deliveryRefusal, type RefusalAnswer } from './errors/delivery-refusal.js';
-export { payloadTooLarge } from './errors/delivery-rejected-error.js';
+export { payloadTooLarge, requestTimeout } from './errors/delivery-rejected-error.js';
 export {
   RAW_BODY_MISSING,
   rawBodyMissingError,

@@ -1,6 +1,6 @@
 import { type Receiver } from '@churn-risk/core';
 import { refuseUnknownOptions } from '@churn-risk/core/store';
-import { payloadTooLarge, type ReceiverResult } from '@churn-risk/core/adapter';
+import { payloadTooLarge, requestTimeout, type ReceiverResult } from '@churn-risk/core/adapter';
 import type {
   FastifyError,
   FastifyPluginCallback,
@@ -44,6 +44,39 @@ function rawBodyOf(request: FastifyRequest): Uint8Array | null {
   return request.body instanceof Uint8Array ? request.body : null;
 }
 
+/** The code of the error a body not whole within `bodyTimeoutMs` fails Fastify's reading with. */
+const BODY_TIMEOUT = 'CHURN_RISK_BODY_TIMEOUT';
+
+/**
+ * Fastify reads a body with no deadline: one not whole within `timeoutMs` (a sender that stalls,
+ * a `Content-Length` larger than what it sends) fails the reading with a `BODY_TIMEOUT` error,
+ * which the route's error handler answers `408`. The stream is paused: nothing more is read.
+ */
+function bodyDeadline(
+  request: FastifyRequest,
+  payload: NodeJS.ReadableStream,
+  timeoutMs: number,
+): void {
+  if (request.raw.complete) return; // the body is all there
+  const timer = setTimeout(() => {
+    if (request.raw.complete || payload.listenerCount('error') === 0) return;
+    payload.pause();
+    payload.emit(
+      'error',
+      Object.assign(new Error(`The body was not complete within ${String(timeoutMs)} ms.`), {
+        code: BODY_TIMEOUT,
+        statusCode: 408,
+      }),
+    );
+  }, timeoutMs);
+  timer.unref();
+  const clear = (): void => {
+    clearTimeout(timer);
+  };
+  payload.once('end', clear);
+  payload.once('close', clear);
+}
+
 /** Writes the receiver's answer: its status, headers and (already serialised) body. */
 function send(reply: FastifyReply, result: ReceiverResult): void {
   void reply.code(result.status).headers(result.headers).send(result.body);
@@ -77,6 +110,10 @@ const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, don
     method: METHODS,
     url: path,
     bodyLimit: receiver.maxBodyBytes,
+    preParsing(request, _reply, payload, next) {
+      bodyDeadline(request, payload, receiver.bodyTimeoutMs);
+      next(null, payload);
+    },
     // Not `async`: the receiver's promise is the only one per delivery (an async handler adds its
     // own, which Fastify then waits on with one more `then`). Fastify waits for `reply.send`.
     handler(request: FastifyRequest, reply: FastifyReply): void {
@@ -97,6 +134,12 @@ const plugin: FastifyPluginCallback<ChurnRiskPluginOptions> = (app, options, don
       );
     },
     errorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+      if (error.code === BODY_TIMEOUT) {
+        // The rest of the body stays unread: the connection goes after the answer.
+        const refused = receiver.refuse(requestTimeout(receiver.bodyTimeoutMs)); // logged, counted
+        send(reply, { ...refused, headers: { ...refused.headers, connection: 'close' } });
+        return;
+      }
       // Fastify stops reading at `bodyLimit`: answer with the receiver's own 413 body.
       if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw error;
       send(reply, receiver.refuse(payloadTooLarge(receiver.maxBodyBytes))); // logged, counted and passed to onRejected

@@ -33,6 +33,7 @@ export function createPagesHandler(
     handle: (request: Parameters<NextReceiver['handle']>[0]) => receiver.handle(request),
     refuse: (error: unknown) => receiver.refuse?.(error) ?? errorResponse(error),
     maxBodyBytes: receiver.maxBodyBytes,
+    bodyTimeoutMs: receiver.bodyTimeoutMs,
   };
   return async (req: PagesRequest, res: ServerResponse) => {
     // Next's body parser ran when `req.body` is set: the signed bytes are gone. `waitUntil` is

@@ -3,7 +3,7 @@ import { refuseUnknownOptions } from '@churn-risk/core/store';
 
 /** The part of a churn-risk receiver the Next.js handlers use: any `createReceiver(...)` result fits. */
 export type NextReceiver = Pick<Receiver, 'fetch' | 'handle' | 'maxBodyBytes'> &
-  Partial<Pick<Receiver, 'refuse'>>;
+  Partial<Pick<Receiver, 'refuse' | 'bodyTimeoutMs'>>;
 
 /** Hands a promise to the platform so that it keeps the function alive until it settles. */
 export type WaitUntil = (promise: Promise<unknown>) => void;

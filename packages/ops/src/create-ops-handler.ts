@@ -1,11 +1,11 @@
 import { CSRF_HEADER, createCsrfTokens } from './csrf.js';
-import { createNodeListener } from './node-listener.js';
+import { createNodeListener, type Incoming } from './node-listener.js';
 import { OpsError } from './ops-error.js';
 import type { OpsHandler, OpsHandlerOptions } from './options.js';
 import { renderPage } from './page-html.js';
 import { answerFor, errorAnswer, json, newNonce, pagePolicy, respond } from './responses.js';
 import { resolveOptions, type ResolvedOptions } from './resolve-options.js';
-import { readRetryTarget } from './retry-body.js';
+import { readRequestText, readRetryTarget } from './retry-body.js';
 import { failedJson, pageOf, routeOf } from './routes.js';
 import { crossSiteReason } from './same-origin.js';
 import { readFailed, readStatus, retryAlerts } from './store-reads.js';
@@ -34,7 +34,9 @@ async function refusal(options: ResolvedOptions, request: Request): Promise<Resp
  * alerts (newest first), `GET <base>/api/counts` the counts and the store's health, and `POST
  * <base>/api/retry` (`{ "id": "..." }` or `{ "all": true }`) retries.
  *
- * Every request goes through `authorize` first. A retry must also come from the page's own
+ * Every request goes through `authorize` first, before anything else is read of it (on Node, its
+ * body is not read before; a method other than `GET`, and `POST` for a retry, is answered `405`
+ * with `Allow` after it). A retry must also come from the page's own
  * origin and carry the CSRF token that every authorized `GET` answer holds in its
  * `x-churn-risk-csrf` header (the page sends it back in the same header). A `TypeError` at
  * creation names a missing or wrong option.
@@ -50,12 +52,14 @@ export function createOpsHandler(options: OpsHandlerOptions): OpsHandler {
   const resolved = resolveOptions(options);
   const csrf = createCsrfTokens(resolved.csrfSecret);
 
-  async function serve(request: Request): Promise<Response> {
+  // Nothing but `authorize` looks at a request before it is let through: its body is read only
+  // by a retry, after the method, origin, CSRF token and content type were checked.
+  async function serve(request: Request, incoming: Incoming): Promise<Response> {
     const refused = await refusal(resolved, request);
     if (refused !== undefined) return refused;
     const url = new URL(request.url);
     const route = routeOf(url.pathname);
-    const method = request.method.toUpperCase();
+    const method = incoming.method.toUpperCase();
     if (route === 'retry') {
       if (method !== 'POST') {
         return errorAnswer(new OpsError('METHOD_NOT_ALLOWED', 405, 'Retry with POST.'), {
@@ -74,7 +78,10 @@ export function createOpsHandler(options: OpsHandlerOptions): OpsHandler {
             'behind several instances, give each the same csrfSecret).',
         );
       }
-      const retried = await retryAlerts(resolved, await readRetryTarget(request));
+      const retried = await retryAlerts(
+        resolved,
+        await readRetryTarget(request.headers.get('content-type'), incoming.text),
+      );
       return json(200, { retried }, { [CSRF_HEADER]: await csrf.issue(Date.now()) });
     }
     if (method !== 'GET') {
@@ -108,12 +115,20 @@ export function createOpsHandler(options: OpsHandlerOptions): OpsHandler {
     });
   }
 
-  const handle = async (request: Request): Promise<Response> => {
+  const answer = async (request: Request, incoming: Incoming): Promise<Response> => {
     try {
-      return await serve(request);
+      return await serve(request, incoming);
     } catch (error) {
       return answerFor(error);
     }
   };
-  return Object.assign(handle, { fetch: handle, node: createNodeListener(handle) });
+  const handle = (request: Request): Promise<Response> =>
+    answer(request, {
+      method: request.method,
+      text: () => readRequestText(request, resolved.bodyTimeoutMs),
+    });
+  return Object.assign(handle, {
+    fetch: handle,
+    node: createNodeListener(answer, resolved.bodyTimeoutMs),
+  });
 }

@@ -3,6 +3,7 @@
  * end (Redis, Postgres, D1, SQS), as one Fetch handler with a Node listener. See the package README.
  */
 export { createOpsHandler } from './create-ops-handler.js';
+export { basicAuth, type BasicAuthOptions } from './basic-auth.js';
 export type {
   OpsAuthorize,
   OpsHandler,

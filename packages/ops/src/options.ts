@@ -37,8 +37,9 @@ export interface OpsHandlerOptions {
   /** The failed set to show and retry. Required. */
   queue: OpsQueue;
   /**
-   * Who may see the page and retry alerts. Required: `'none'` (anyone who can reach the URL) is
-   * accepted only while `NODE_ENV` is not `production`.
+   * Who may see the page and retry alerts. Required: `basicAuth({ username, password })`, or a
+   * check of your app's session. `'none'` (anyone who can reach the URL) is accepted only while
+   * `NODE_ENV` is exactly `development` or `test` (not when it is unset).
    */
   authorize: OpsAuthorize | 'none';
   /**
@@ -54,6 +55,12 @@ export interface OpsHandlerOptions {
   refreshMs?: number | undefined;
   /** Longest wait for each store call, in ms; beyond it the page says the store did not answer. Default 5,000. */
   timeoutMs?: number | undefined;
+  /**
+   * How long a retry's body may take to arrive whole, in ms, once `authorize` let the request
+   * through: a body still incomplete then is answered `408 REQUEST_TIMEOUT` (and, on Node, its
+   * connection closed). Default 10,000.
+   */
+  bodyTimeoutMs?: number | undefined;
   /** Where errors of the store and of `authorize` are reported. Default `console`. */
   logger?: Pick<Logger, 'error'> | undefined;
 }
@@ -82,6 +89,8 @@ export interface OpsNodeRequest extends NodeRequest {
   originalUrl?: string | undefined;
   /** A body a parser already read (`express.json()`), used when the stream was read to its end. */
   body?: unknown;
+  /** False while the body has not all arrived (it is then not drained: `Connection: close`). */
+  readonly complete?: boolean | undefined;
 }
 
 /** A Node response (a `ServerResponse`): core's `NodeResponse`. */

@@ -2,11 +2,12 @@
  * The page's script, inline under the page's nonce (plain JavaScript: it reaches the browser as
  * written, on every runtime and through any bundler). It renders no markup of its own: text goes
  * in with `textContent`, and a fresh list is the server's own escaped HTML, parsed and swapped in.
- * The API's paths are relative to the page's own path, whatever the mount point.
+ * The API's paths are relative to the page's own path, whatever the mount point, and always begin
+ * with a single `/`: a page opened at `//host/ops` must not fetch from `//host` (another origin).
  */
 export const PAGE_SCRIPT = `(() => {
 'use strict';
-const base = location.pathname.replace(/\\/+$/, '');
+const base = location.pathname.replace(/\\/+$/, '').replace(/^[\\/\\\\]+/, '/');
 const $ = (id) => document.getElementById(id);
 let token = document.querySelector('meta[name="ops-csrf"]').content;
 const refreshMs = Number(document.body.dataset.refreshMs) || 5000;

@@ -9,6 +9,7 @@ export interface ResolvedOptions {
   pageSize: number;
   refreshMs: number;
   timeoutMs: number;
+  bodyTimeoutMs: number;
   logError: (fields: Record<string, unknown>, message: string) => void;
 }
 
@@ -19,6 +20,7 @@ const KNOWN = new Set([
   'pageSize',
   'refreshMs',
   'timeoutMs',
+  'bodyTimeoutMs',
   'logger',
 ]);
 export const MAX_PAGE_SIZE = 200;
@@ -31,11 +33,14 @@ function integer(name: string, value: unknown, fallback: number, min: number, ma
   return value;
 }
 
-/** True where `NODE_ENV` is `production` (read through `globalThis`: Workers may have no `process`). */
-function isProduction(): boolean {
+/**
+ * `NODE_ENV` (read through `globalThis`: Workers may have no `process`), or `undefined` when it
+ * is not set.
+ */
+function nodeEnv(): string | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
     ?.env;
-  return env?.NODE_ENV === 'production';
+  return env?.NODE_ENV;
 }
 
 function checkQueue(queue: unknown): OpsQueue {
@@ -53,17 +58,21 @@ function checkQueue(queue: unknown): OpsQueue {
 function checkAuthorize(authorize: unknown): OpsAuthorize | undefined {
   if (typeof authorize === 'function') return authorize as OpsAuthorize;
   if (authorize === 'none') {
-    if (isProduction()) {
+    const env = nodeEnv();
+    if (env !== 'development' && env !== 'test') {
       throw new TypeError(
-        "createOpsHandler: authorize: 'none' is refused when NODE_ENV is production; pass " +
-          'authorize: (request) => boolean, for example a check of a session or a bearer token.',
+        "createOpsHandler: authorize: 'none' (anyone who reaches the URL) is accepted only while " +
+          `NODE_ENV is exactly development or test, and it is ${env === undefined ? 'not set' : JSON.stringify(env)}. ` +
+          'Pass authorize: basicAuth({ username, password }) or a check of your session; to try ' +
+          'the page on your machine, run with NODE_ENV=development.',
       );
     }
     return undefined;
   }
   throw new TypeError(
     'createOpsHandler needs authorize: (request) => boolean | Promise<boolean>, which decides ' +
-      "who may see failed alerts and retry them (authorize: 'none' only outside production).",
+      'who may see failed alerts and retry them, such as basicAuth({ username, password }) ' +
+      "(authorize: 'none' only while NODE_ENV is development or test).",
   );
 }
 
@@ -87,6 +96,7 @@ export function resolveOptions(options: OpsHandlerOptions): ResolvedOptions {
     pageSize: integer('pageSize', options.pageSize, 20, 1, MAX_PAGE_SIZE),
     refreshMs: integer('refreshMs', options.refreshMs, 5_000, 500, 3_600_000),
     timeoutMs: integer('timeoutMs', options.timeoutMs, 5_000, 100, 120_000),
+    bodyTimeoutMs: integer('bodyTimeoutMs', options.bodyTimeoutMs, 10_000, 100, 300_000),
     logError: (fields, message) => {
       sink.error(fields, message);
     },

@@ -3,26 +3,49 @@ import { OpsError } from './ops-error.js';
 /** The largest body `POST api/retry` reads. */
 export const MAX_BODY_BYTES = 4_096;
 
-const tooLarge = (): OpsError =>
+/** The `413` of a body over `MAX_BODY_BYTES`. */
+export const tooLarge = (): OpsError =>
   new OpsError('PAYLOAD_TOO_LARGE', 413, `The body is larger than ${MAX_BODY_BYTES} bytes.`);
 
-/** The body's text, read chunk by chunk and refused once it passes `MAX_BODY_BYTES`. */
-async function readText(request: Request): Promise<string> {
+/** The `408` of a body not whole within `timeoutMs`. */
+export const tooSlow = (timeoutMs: number): OpsError =>
+  new OpsError('REQUEST_TIMEOUT', 408, `The body was not complete within ${timeoutMs} ms.`);
+
+/** Reads a request's body as text, within `MAX_BODY_BYTES` and the body deadline. */
+export type BodyText = () => Promise<string>;
+
+/**
+ * The text of a Web `Request`'s body, read chunk by chunk: refused once it passes
+ * `MAX_BODY_BYTES` (`413`), or when it is not whole within `timeoutMs` (`408`); the stream is
+ * cancelled either way.
+ */
+export async function readRequestText(request: Request, timeoutMs: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   if (request.body === null) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(tooSlow(timeoutMs));
+    }, timeoutMs);
+  });
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), late]);
+      if (done) break;
+      total += value.byteLength;
+      if (total > MAX_BODY_BYTES) throw tooLarge();
+      chunks.push(value);
     }
-    chunks.push(value);
+  } catch (error) {
+    await reader.cancel().catch(() => undefined);
+    if (error instanceof OpsError) throw error;
+    throw new OpsError('BAD_REQUEST', 400, 'The request body could not be read.', { cause: error });
+  } finally {
+    clearTimeout(timer);
   }
   const bytes = new Uint8Array(total);
   let at = 0;
@@ -35,18 +58,20 @@ async function readText(request: Request): Promise<string> {
 
 /**
  * What `POST api/retry` asks for: `{ "id": "..." }` or `{ "all": true }`, as
- * `application/json` (a form cannot send it).
+ * `application/json` (a form cannot send it). The body is read only once the type is right.
  */
-export async function readRetryTarget(request: Request): Promise<{ id: string } | { all: true }> {
-  const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
+export async function readRetryTarget(
+  contentType: string | null,
+  text: BodyText,
+): Promise<{ id: string } | { all: true }> {
+  if (!/^application\/json\s*(;|$)/i.test(contentType ?? '')) {
     throw new OpsError('UNSUPPORTED_MEDIA_TYPE', 415, 'Send the body as application/json.');
   }
+  const raw = await text(); // a 413 or a 408 goes out as it is
   let body: unknown;
   try {
-    body = JSON.parse(await readText(request));
-  } catch (error) {
-    if (error instanceof OpsError) throw error;
+    body = JSON.parse(raw);
+  } catch {
     throw new OpsError('BAD_REQUEST', 400, 'The body is not JSON.');
   }
   const { id, all } = (typeof body === 'object' && body !== null ? body : {}) as {

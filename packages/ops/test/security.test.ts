@@ -4,8 +4,8 @@ import { CSRF_HEADER, createOpsHandler, type OpsHandler } from '../src/index.js'
 import { AUTH, ORIGIN, authorize, bodyOf, csrfToken, get, postRetry } from './client.js';
 import { failingReceiver, makeAlert, until, type FailingReceiver } from './fixture.js';
 
-// Secure by default: creation refuses a missing authorize (and 'none' in production), every
-// answer carries the strict headers, and a retry needs the same origin, JSON and a CSRF token.
+// Secure by default: creation refuses a missing authorize (and 'none' outside development and
+// test), every answer carries the strict headers, and a retry needs the same origin, JSON and a CSRF token.
 
 let open: FailingReceiver | undefined;
 afterEach(async () => {
@@ -40,14 +40,20 @@ describe('createOpsHandler options', () => {
     );
   });
 
-  it("takes authorize: 'none' outside production only", async () => {
-    vi.stubEnv('NODE_ENV', 'production');
-    expect(() => createOpsHandler({ queue, authorize: 'none' })).toThrow(
-      /refused when NODE_ENV is production/,
-    );
-    vi.stubEnv('NODE_ENV', 'development');
-    const ops = createOpsHandler({ queue, authorize: 'none' });
-    expect((await ops(new Request(`${ORIGIN}/ops/api/counts`))).status).toBe(200);
+  it("takes authorize: 'none' only while NODE_ENV is exactly development or test", async () => {
+    for (const env of ['production', 'Production', 'prod', 'staging', '', 'Development']) {
+      vi.stubEnv('NODE_ENV', env);
+      expect(() => createOpsHandler({ queue, authorize: 'none' }), env).toThrow(
+        /accepted only while NODE_ENV is exactly development or test.*NODE_ENV=development/,
+      );
+    }
+    vi.stubEnv('NODE_ENV', undefined);
+    expect(() => createOpsHandler({ queue, authorize: 'none' })).toThrow(/it is not set/);
+    for (const env of ['development', 'test']) {
+      vi.stubEnv('NODE_ENV', env);
+      const ops = createOpsHandler({ queue, authorize: 'none' });
+      expect((await ops(new Request(`${ORIGIN}/ops/api/counts`))).status).toBe(200);
+    }
   });
 });
 

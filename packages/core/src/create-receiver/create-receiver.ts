@@ -162,12 +162,16 @@ class WebhookReceiver implements Receiver {
     );
     const handle = (request: ReceiverRequest): Promise<ReceiverResult> => this.handle(request);
     const refuse = (error: unknown): ReceiverResult => this.refuse(error);
-    this.fetch = createFetchHandler(handle, config.maxBodyBytes, refuse);
-    this.node = createNodeHandler(handle, config.maxBodyBytes, refuse);
+    this.fetch = createFetchHandler(handle, config.maxBodyBytes, refuse, config.bodyTimeoutMs);
+    this.node = createNodeHandler(handle, config.maxBodyBytes, refuse, config.bodyTimeoutMs);
   }
 
   get maxBodyBytes(): number {
     return this.#config.maxBodyBytes;
+  }
+
+  get bodyTimeoutMs(): number {
+    return this.#config.bodyTimeoutMs;
   }
 
   get consume(): boolean | 'invocation' {

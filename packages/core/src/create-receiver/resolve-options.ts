@@ -8,6 +8,7 @@ import { DEFAULT_KEEP_ALIVE_BUDGET_MS } from '../processing/keep-alive.js';
 import { MEMORY_QUEUE_DEFAULTS } from '../processing/memory-queue.js';
 import { DEFAULT_HANDLER_RETRIES, resolveRetryPolicy } from '../processing/retry-policy.js';
 import type { RetryPolicy } from '../queue-port/try-types.js';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../receiver/request-body.js';
 import type { ReceiverOptions } from '../receiver/types.js';
 
 /** The options `createReceiver` knows: any other key is a `TypeError`. */
@@ -18,6 +19,7 @@ const RECEIVER_OPTION_KEYS = [
   'signatureHeader',
   'timestampHeader',
   'maxBodyBytes',
+  'bodyTimeoutMs',
   'mode',
   'concurrency',
   'maxQueue',
@@ -39,6 +41,7 @@ export const RECEIVER_DEFAULTS = Object.freeze({
   signatureHeader: 'x-service-signature',
   timestampHeader: 'x-service-timestamp',
   maxBodyBytes: 1_048_576,
+  bodyTimeoutMs: DEFAULT_BODY_TIMEOUT_MS,
   mode: 'async',
   concurrency: 10,
   retries: DEFAULT_HANDLER_RETRIES,
@@ -53,6 +56,7 @@ export interface ResolvedOptions {
   signatureHeader: string;
   timestampHeader: string;
   maxBodyBytes: number;
+  bodyTimeoutMs: number;
   mode: 'async' | 'sync';
   concurrency: number;
   retry: RetryPolicy;
@@ -197,6 +201,11 @@ export function resolveOptions(
     maxBodyBytes: integerOption(
       'maxBodyBytes',
       options.maxBodyBytes ?? RECEIVER_DEFAULTS.maxBodyBytes,
+      1,
+    ),
+    bodyTimeoutMs: integerOption(
+      'bodyTimeoutMs',
+      options.bodyTimeoutMs ?? RECEIVER_DEFAULTS.bodyTimeoutMs,
       1,
     ),
     mode,

@@ -3,7 +3,8 @@ import { WEBHOOK_ERROR_STATUS, type DeliveryRejectedCode } from './webhook-error
 
 /**
  * A delivery the receiver refuses for what it is, not for its signature: a method other than POST
- * (`405 METHOD_NOT_ALLOWED`), a body over `maxBodyBytes` (`413 PAYLOAD_TOO_LARGE`), or a verified
+ * (`405 METHOD_NOT_ALLOWED`), a body over `maxBodyBytes` (`413 PAYLOAD_TOO_LARGE`), a body not
+ * complete within `bodyTimeoutMs` (`408 REQUEST_TIMEOUT`), or a verified
  * body that is not a valid payload (`400 INVALID_PAYLOAD`). `code` and `status` are the
  * answer's; the message is safe to send back (never a secret, a signature or the body).
  * A `401` is a `WebhookVerificationError`.
@@ -43,5 +44,16 @@ export function payloadTooLarge(maxBytes: number): DeliveryRejectedError {
   return new DeliveryRejectedError(
     'PAYLOAD_TOO_LARGE',
     `The body is larger than the limit of ${String(maxBytes)} bytes.`,
+  );
+}
+
+/**
+ * The 408 refusal of a body not complete within `timeoutMs` (a sender that stalls, or a
+ * `Content-Length` larger than what it sends), for every reader of a body.
+ */
+export function requestTimeout(timeoutMs: number): DeliveryRejectedError {
+  return new DeliveryRejectedError(
+    'REQUEST_TIMEOUT',
+    `The body was not complete within ${String(timeoutMs)} ms.`,
   );
 }

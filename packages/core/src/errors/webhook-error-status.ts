@@ -6,8 +6,12 @@ export type VerificationErrorCode =
   | 'INVALID_SIGNATURE'
   | 'TIMESTAMP_OUT_OF_TOLERANCE';
 
-/** The `405`, `413` and `400` codes: the delivery is refused for what it is (`DeliveryRejectedError`). */
-export type DeliveryRejectedCode = 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'INVALID_PAYLOAD';
+/**
+ * The `405`, `413`, `408` and `400` codes: the delivery is refused for what it is, or for a body
+ * not complete within `bodyTimeoutMs` (`DeliveryRejectedError`).
+ */
+export type DeliveryRejectedCode =
+  'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'INVALID_PAYLOAD';
 
 /** Every error code the receiver answers with. */
 export type WebhookErrorCode =
@@ -17,6 +21,7 @@ export type WebhookErrorCode =
 export const WEBHOOK_ERROR_STATUS: Readonly<Record<WebhookErrorCode, number>> = Object.freeze({
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
+  REQUEST_TIMEOUT: 408,
   MISSING_SIGNATURE: 401,
   MISSING_TIMESTAMP: 401,
   INVALID_TIMESTAMP: 401,

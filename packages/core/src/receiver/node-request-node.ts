@@ -21,8 +21,9 @@ export function createNodeHandler(
   handle: Handle,
   maxBytes: number,
   refuse: Refuse = errorResponse,
+  bodyTimeoutMs?: number,
 ): Receiver['node'] {
-  const receiver = { handle, refuse, maxBodyBytes: maxBytes };
+  const receiver = { handle, refuse, maxBodyBytes: maxBytes, bodyTimeoutMs };
   const options = { rawBodyFix: NODE_FIX };
   return async function nodeHandler(req: NodeRequest, res: NodeResponse): Promise<void> {
     const result = await handleNodeRequest(receiver, req, options);

@@ -1,13 +1,25 @@
 import { rawBodyMissingError } from './raw-body-missing.js';
 import { deliveryRefusal } from '../errors/delivery-refusal.js';
-import { payloadTooLarge } from '../errors/delivery-rejected-error.js';
+import { payloadTooLarge, requestTimeout } from '../errors/delivery-rejected-error.js';
 import type { RawBody } from '../signature/bytes.js';
 import type { NodeBodyStream, NodeRequest, NodeResponse } from './node-types.js';
 import type { Receiver, ReceiverResult, WaitUntil } from './types.js';
 
-// Reading a request body within `maxBodyBytes` (a Web stream or a Node stream), and the one Node
-// request path every Node adapter takes: read the body or refuse, `Connection: close` after a
-// refusal mid-body, nothing written when the client went away.
+// Reading a request body within `maxBodyBytes` and `bodyTimeoutMs` (a Web stream or a Node
+// stream), and the one Node request path every Node adapter takes: read the body or refuse,
+// `Connection: close` after a refusal mid-body, nothing written when the client went away.
+
+/** How long a body may take to arrive whole, by default: 10 seconds. */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+
+/** `setTimeout` that never holds a process open (`unref` where the platform has it). */
+function startTimer(run: () => void, ms: number): () => void {
+  const timer = setTimeout(run, ms) as unknown as { unref?: () => void };
+  timer.unref?.();
+  return () => {
+    clearTimeout(timer as unknown as Parameters<typeof clearTimeout>[0]);
+  };
+}
 
 /**
  * The declared `Content-Length`, when it is a plain decimal number; `undefined` otherwise (the
@@ -51,12 +63,14 @@ export class ByteCollector {
  * Reads a Web body stream (a `Request`'s `body`, `null` for none) chunk by chunk, never holding
  * more than `maxBytes` (+ one chunk): checks the declared `contentLength` first, then counts while
  * reading and cancels the stream once the limit is passed. Rejects with `DeliveryRejectedError`
- * `PAYLOAD_TOO_LARGE`.
+ * `PAYLOAD_TOO_LARGE`; or `REQUEST_TIMEOUT` (and cancels the stream) when the body is not whole
+ * within `timeoutMs` (default 10 s).
  */
 export async function readWebBody(
   stream: ReadableStream<Uint8Array> | null,
   contentLength: string | null,
   maxBytes: number,
+  timeoutMs: number = DEFAULT_BODY_TIMEOUT_MS,
 ): Promise<Uint8Array> {
   const declared = declaredLength(contentLength);
   if (declared !== undefined && declared > maxBytes) {
@@ -66,15 +80,23 @@ export async function readWebBody(
   if (stream === null) return new Uint8Array(0);
   const reader = stream.getReader();
   const collector = new ByteCollector(maxBytes);
+  let stop = (): void => undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    stop = startTimer(() => {
+      reject(requestTimeout(timeoutMs));
+    }, timeoutMs);
+  });
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await Promise.race([reader.read(), late]);
       if (done) break;
       collector.push(value);
     }
   } catch (error) {
     reader.cancel().catch(() => undefined);
     throw error;
+  } finally {
+    stop();
   }
   return collector.bytes();
 }
@@ -87,16 +109,22 @@ const encoder = /* @__PURE__ */ new TextEncoder();
  * a body that passes the limit rejects at the chunk that passes it. Either way it rejects with
  * `DeliveryRejectedError` `PAYLOAD_TOO_LARGE`, removes its listeners and pauses the stream (the
  * rest of the body is not read; answer with `Connection: close`). Rejects with a plain `Error` when
- * the stream fails, closes early, or was already read (for example by a body parser).
+ * the stream fails, closes early, or was already read (for example by a body parser). A body not
+ * whole within `timeoutMs` (default 10 s: a sender that stalls, a `Content-Length` larger than
+ * what is sent) rejects with `DeliveryRejectedError` `REQUEST_TIMEOUT` and is not read further
+ * (answer `408` with `Connection: close`).
  *
  * @example
- * const body = await readNodeBody(req, { maxBytes: receiver.maxBodyBytes });
+ * const body = await readNodeBody(req, {
+ *   maxBytes: receiver.maxBodyBytes,
+ *   timeoutMs: receiver.bodyTimeoutMs,
+ * });
  */
 export function readNodeBody(
   stream: NodeBodyStream,
-  options: { maxBytes: number },
+  options: { maxBytes: number; timeoutMs?: number | undefined },
 ): Promise<Uint8Array> {
-  const { maxBytes } = options;
+  const { maxBytes, timeoutMs = DEFAULT_BODY_TIMEOUT_MS } = options;
   return new Promise<Uint8Array>((resolve, reject) => {
     const declared = declaredLength(stream.headers?.['content-length']);
     if (declared !== undefined && declared > maxBytes) {
@@ -113,7 +141,11 @@ export function readNodeBody(
       return;
     }
     const collector = new ByteCollector(maxBytes);
+    const stop = startTimer(() => {
+      fail(requestTimeout(timeoutMs));
+    }, timeoutMs);
     const cleanup = (): void => {
+      stop();
       stream.off('data', onData);
       stream.off('end', onEnd);
       stream.off('error', onError);
@@ -173,8 +205,9 @@ export interface NodeRequestOptions {
 
 /**
  * The one Node request path (`receiver.node`, Express, Koa, Next Pages): a POST's raw body is the bytes a parser kept, else read from
- * `req` with `maxBodyBytes` enforced while reading; a body a parser consumed is refused `500
- * RAW_BODY_MISSING` naming `rawBodyFix`; a refusal while reading (413, a failed stream) is answered
+ * `req` with `maxBodyBytes` and `bodyTimeoutMs` enforced while reading; a body a parser consumed is
+ * refused `500 RAW_BODY_MISSING` naming `rawBodyFix`; a refusal while reading (413, 408, a failed
+ * stream) is answered
  * with `Connection: close`, since the rest of the body stays unread. Other methods go to the
  * receiver unread (405). Resolves with the answer to write, or `undefined` when the client went
  * away (nothing to write, nothing reported). Never rejects.
@@ -184,7 +217,10 @@ export interface NodeRequestOptions {
  * if (result !== undefined) sendNodeResponse(res, result);
  */
 export async function handleNodeRequest(
-  receiver: Pick<Receiver, 'handle' | 'refuse' | 'maxBodyBytes'>,
+  receiver: Pick<Receiver, 'handle' | 'refuse' | 'maxBodyBytes'> & {
+    /** The body's deadline in ms; default 10 s. */
+    readonly bodyTimeoutMs?: number | undefined;
+  },
   req: NodeRequest,
   options: NodeRequestOptions,
 ): Promise<ReceiverResult | undefined> {
@@ -202,7 +238,10 @@ export async function handleNodeRequest(
       return receiver.refuse(rawBodyMissingError(options.rawBodyFix)); // logged, reported
     }
     try {
-      body = await readNodeBody(req, { maxBytes: receiver.maxBodyBytes });
+      body = await readNodeBody(req, {
+        maxBytes: receiver.maxBodyBytes,
+        timeoutMs: receiver.bodyTimeoutMs,
+      });
     } catch (error) {
       if (req.destroyed && deliveryRefusal(error) === undefined) return undefined; // client gone
       const refused = receiver.refuse(error); // logged and reported like any refused delivery

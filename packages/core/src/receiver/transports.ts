@@ -1,5 +1,5 @@
 import { rawBodyMissingError } from './raw-body-missing.js';
-import { readWebBody } from './request-body.js';
+import { DEFAULT_BODY_TIMEOUT_MS, readWebBody } from './request-body.js';
 import { errorResponse } from './responses.js';
 import type { Receiver, ReceiverRequest, ReceiverResult, WaitUntil } from './types.js';
 
@@ -20,6 +20,7 @@ const FIX =
 async function readAndHandle(
   handle: Handle,
   maxBytes: number,
+  timeoutMs: number,
   request: Request,
   refuse: Refuse,
   waitUntil: WaitUntil | undefined,
@@ -32,24 +33,35 @@ async function readAndHandle(
   if (request.bodyUsed || stream?.locked === true) return refuse(rawBodyMissingError(FIX));
   let body: Uint8Array;
   try {
-    body = await readWebBody(stream, headers.get('content-length'), maxBytes);
+    body = await readWebBody(stream, headers.get('content-length'), maxBytes, timeoutMs);
   } catch (error) {
     return refuse(error);
   }
   return handle({ method, headers, body, waitUntil });
 }
 
-/** `receiver.fetch`: Web `Request` in, `Response` out; the body is read with the limit enforced. */
+/**
+ * `receiver.fetch`: Web `Request` in, `Response` out; the body is read with the limit and the
+ * deadline enforced.
+ */
 export function createFetchHandler(
   handle: Handle,
   maxBytes: number,
   refuse: Refuse = errorResponse,
+  timeoutMs: number = DEFAULT_BODY_TIMEOUT_MS,
 ): Receiver['fetch'] {
   return async function fetchHandler(
     request: Request,
     options?: { waitUntil?: WaitUntil | undefined },
   ): Promise<Response> {
-    const result = await readAndHandle(handle, maxBytes, request, refuse, options?.waitUntil);
+    const result = await readAndHandle(
+      handle,
+      maxBytes,
+      timeoutMs,
+      request,
+      refuse,
+      options?.waitUntil,
+    );
     return new Response(result.body, { status: result.status, headers: result.headers });
   };
 }

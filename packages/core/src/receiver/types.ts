@@ -85,6 +85,12 @@ export interface ReceiverOptions {
   timestampHeader?: string;
   /** Largest accepted body, in bytes. Default 1 MiB (1,048,576). */
   maxBodyBytes?: number;
+  /**
+   * How long a delivery's body may take to arrive whole, in ms, from when reading starts: a body
+   * still incomplete then (a sender that stalls, a `Content-Length` larger than what it sends) is
+   * answered `408 REQUEST_TIMEOUT` and its connection closed. Default 10,000 (10 s).
+   */
+  bodyTimeoutMs?: number;
   /** `'async'` (default): answer 202, then process. `'sync'`: process, then answer. */
   mode?: 'async' | 'sync';
   /** Alerts processed at once (an alert's handlers run side by side). Default 10. */
@@ -304,6 +310,8 @@ export interface Receiver<E = WebhookEventMap> {
   }): Promise<void>;
   /** The body limit, for adapters that read the body themselves. */
   readonly maxBodyBytes: number;
+  /** The body's deadline in ms (`bodyTimeoutMs`), for adapters that read the body themselves. */
+  readonly bodyTimeoutMs: number;
   /**
    * The `consume` option as resolved: for adapters of platforms where an invocation ends with its
    * answer (plain Lambda), which must refuse `'invocation'`.
