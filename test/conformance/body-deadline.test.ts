@@ -1,10 +1,13 @@
 import type { Receiver } from '@churn-risk/core';
 import { createMiddleware as expressMiddleware } from '@churn-risk/express';
 import { churnRiskPlugin } from '@churn-risk/fastify';
+import { createHandler as honoHandler } from '@churn-risk/hono';
 import { createMiddleware as koaMiddleware } from '@churn-risk/koa';
 import { createPagesHandler } from '@churn-risk/next';
+import { serve } from '@hono/node-server';
 import express from 'express';
 import Fastify from 'fastify';
+import { Hono } from 'hono';
 import Koa from 'koa';
 import type { NextApiRequest, NextApiResponse } from 'next';
 import { createServer, type Server } from 'node:http';
@@ -58,6 +61,24 @@ const mounts: Record<string, (receiver: Receiver) => Promise<Mounted>> = {
     app.use(koaMiddleware(receiver));
     const handle = app.callback();
     return listening(createServer((req, res) => void handle(req, res)));
+  },
+  'Hono on @hono/node-server': (receiver) => {
+    const app = new Hono();
+    app.post(WEBHOOK_PATH, honoHandler(receiver));
+    return new Promise((resolve) => {
+      const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+        resolve({
+          port: info.port,
+          close: () =>
+            new Promise((done) => {
+              if ('closeAllConnections' in server) server.closeAllConnections();
+              server.close(() => {
+                done();
+              });
+            }),
+        });
+      });
+    });
   },
   'Next.js Pages Router handler': (receiver) => {
     const handler = createPagesHandler(receiver);

@@ -34,6 +34,16 @@ function toResponse(result: ReceiverResult): Response {
   return new Response(result.body, { status: result.status, headers: result.headers });
 }
 
+/**
+ * `response` with `Connection: close`: after a body refused part way (`408`, `413`) the rest of it
+ * is unread, so the connection cannot serve another request (a Node server closes it; the Workers
+ * runtime manages its connections itself and drops the header).
+ */
+function closing(response: Response): Response {
+  response.headers.set('connection', 'close');
+  return response;
+}
+
 /** Answers a POST: from its raw bytes, or 500 RAW_BODY_MISSING when a middleware consumed them. */
 async function handlePost(
   receiver: Receiver,
@@ -43,11 +53,15 @@ async function handlePost(
   const request = c.req.raw;
   let body: Uint8Array | string | typeof STREAM | undefined;
   try {
-    body = await rawBodyOf(c, receiver.maxBodyBytes);
+    body = await rawBodyOf(c, receiver.maxBodyBytes, receiver.bodyTimeoutMs);
   } catch (error) {
-    return toResponse(receiver.refuse(error)); // the read failed: logged and reported
+    // The read failed (logged and reported); the rest of the body stays unread.
+    return closing(toResponse(receiver.refuse(error)));
   }
-  if (body === STREAM && !bodyTaken(request)) return receiver.fetch(request, { waitUntil });
+  if (body === STREAM && !bodyTaken(request)) {
+    const response = await receiver.fetch(request, { waitUntil });
+    return response.status === 408 || response.status === 413 ? closing(response) : response;
+  }
   if (body === STREAM || body === undefined) {
     return toResponse(receiver.refuse(rawBodyMissingError(RAW_BODY_FIX)));
   }

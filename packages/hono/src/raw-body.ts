@@ -1,3 +1,4 @@
+import { requestTimeout } from '@churn-risk/core/adapter';
 import type { Context } from 'hono';
 
 /**
@@ -53,23 +54,38 @@ export const STREAM = Symbol('stream');
 
 /**
  * The raw body of a POST: what Hono kept when a middleware read it through `c.req`; else, when its
- * `Content-Length` is within `maxBytes`, read whole with `c.req.arrayBuffer()` (`@hono/node-server`
+ * `Content-Length` is within `maxBytes`, read whole with `c.req.arrayBuffer()` within `timeoutMs` (`@hono/node-server`
  * reads the socket directly there, without a Web stream); else `STREAM`. `undefined` when the
  * body was read and only a parsed form, or nothing, is left.
  */
 export async function rawBodyOf(
   c: Context,
   maxBytes: number,
+  timeoutMs: number,
 ): Promise<Uint8Array | string | typeof STREAM | undefined> {
   const { req } = c;
   if (hasKeptBody(req.bodyCache)) return keptBody(c);
   if (req.raw.bodyUsed) return undefined;
   const length = framedLength(req.raw.headers);
   if (length === undefined || length > maxBytes) return STREAM;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // A sender that stops short of its `Content-Length` would hold the read (and the connection)
+  // for as long as the server lets it: the read is bounded by `timeoutMs`, as the stream's is.
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(requestTimeout(timeoutMs));
+    }, timeoutMs);
+  });
   try {
-    return new Uint8Array(await req.arrayBuffer());
+    return new Uint8Array(await Promise.race([req.arrayBuffer(), late]));
   } catch (error) {
-    if (bodyTaken(req.raw)) return undefined; // a middleware holds the stream
+    if (bodyTaken(req.raw) && !isTimeout(error)) return undefined; // a middleware holds the stream
     throw error;
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+function isTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'REQUEST_TIMEOUT';
 }
