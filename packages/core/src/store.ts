@@ -43,6 +43,7 @@ export type {
   AlertProcessor,
   AlertQueue,
   AlertRecord,
+  AttachOptions,
   KeepAlive,
   QueueHealth,
 } from './queue-port/alert-queue.js';

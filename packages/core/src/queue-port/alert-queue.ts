@@ -39,6 +39,12 @@ export interface AlertProcessor {
   readonly logger: Logger;
 }
 
+/** How the receiver that attaches a queue runs alerts. */
+export interface AttachOptions {
+  /** The receiver's `consume` option: `'invocation'` when no worker takes alerts. */
+  consume?: boolean | 'invocation';
+}
+
 /** Reachability of a queue's store, for `receiver.health()`. */
 export interface QueueHealth {
   /** True when the store answered. */
@@ -68,8 +74,11 @@ export interface AlertQueue {
    * the record of handlers that succeeded, and required as soon as there are two.
    */
   readonly durable?: boolean;
-  /** Gives the queue the receiver's processing. Called once, before anything else. */
-  attach(processor: AlertProcessor): void;
+  /**
+   * Gives the queue the receiver's processing, and how the receiver runs alerts (its `consume`
+   * option). Called once, before anything else.
+   */
+  attach(processor: AlertProcessor, how?: AttachOptions): void;
   /**
    * Records the identity and stores the alert, atomically: after a failure, neither is kept.
    * Synchronous when the store is.
