@@ -43,7 +43,6 @@ export type {
   AlertProcessor,
   AlertQueue,
   AlertRecord,
-  AttachOptions,
   KeepAlive,
   QueueHealth,
 } from './queue-port/alert-queue.js';

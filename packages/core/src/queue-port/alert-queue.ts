@@ -39,12 +39,6 @@ export interface AlertProcessor {
   readonly logger: Logger;
 }
 
-/** How the receiver that attaches a queue runs alerts. */
-export interface AttachOptions {
-  /** The receiver's `consume` option: `'invocation'` when no worker takes alerts. */
-  consume?: boolean | 'invocation';
-}
-
 /** Reachability of a queue's store, for `receiver.health()`. */
 export interface QueueHealth {
   /** True when the store answered. */
@@ -76,9 +70,9 @@ export interface AlertQueue {
   readonly durable?: boolean;
   /**
    * Gives the queue the receiver's processing, and how the receiver runs alerts (its `consume`
-   * option). Called once, before anything else.
+   * option: `'invocation'` when no worker takes them). Called once, before anything else.
    */
-  attach(processor: AlertProcessor, how?: AttachOptions): void;
+  attach(processor: AlertProcessor, how?: { consume?: boolean | 'invocation' }): void;
   /**
    * Records the identity and stores the alert, atomically: after a failure, neither is kept.
    * Synchronous when the store is.

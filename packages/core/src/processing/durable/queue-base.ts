@@ -4,7 +4,6 @@ import type {
   AcceptedAlert,
   AlertProcessor,
   AlertRecord,
-  AttachOptions,
 } from '../../queue-port/alert-queue.js';
 
 /**
@@ -67,7 +66,7 @@ export abstract class DurableQueueBase {
     // nothing by default
   }
 
-  attach(processor: AlertProcessor, how?: AttachOptions): void {
+  attach(processor: AlertProcessor, how?: { consume?: boolean | 'invocation' }): void {
     if (this.#processor !== undefined) throw new TypeError('This queue is already attached.');
     this.#processor = processor;
     this.#invocationMode = how?.consume === 'invocation';
