@@ -23,6 +23,11 @@ export interface OpsQueue {
   health?(): Promise<QueueHealth>;
   /** The back end's short name (`'redis'`, `'postgres'`, `'sqs'`), shown in the page's title. */
   readonly kind?: string;
+  /**
+   * True when no worker takes alerts (a receiver with `consume: 'invocation'` is attached to a
+   * durable queue): the page then says that a retried alert runs at the next sweep.
+   */
+  readonly invocationMode?: boolean;
 }
 
 /**

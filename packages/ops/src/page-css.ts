@@ -14,7 +14,8 @@ h1{font-size:20px;margin:0}h2{font-size:15px;margin:0 0 6px}
 .count.hot{border-color:var(--bad)}.count.hot dd{color:var(--bad)}
 #status{min-height:1.4em;margin:4px 0}
 .toolbar,.pager{display:flex;gap:12px;align-items:center;margin:8px 0}
-.confirm{border:1px solid var(--bad);border-radius:6px;padding:8px 12px;margin:8px 0}.confirm p{margin:0 0 8px}
+.confirm{border:1px solid var(--bad);border-radius:6px;padding:12px 16px;max-width:32em;color:var(--fg);background:var(--bg)}.confirm p{margin:0 0 12px}
+.confirm::backdrop{background:rgb(0 0 0/.4)}.note{color:var(--muted);margin:4px 0}
 button{font:inherit;padding:3px 12px;border:1px solid var(--line);border-radius:6px;background:var(--card);color:var(--fg);cursor:pointer}
 button:disabled{opacity:.5;cursor:default}button.danger{border-color:var(--bad);color:var(--bad)}
 .alerts{list-style:none;padding:0;margin:0}

@@ -1,4 +1,5 @@
 import { html, Html } from './escape.js';
+import { clockUtc } from './plural.js';
 import { PAGE_CSS } from './page-css.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { renderFailed } from './render-failed.js';
@@ -14,6 +15,8 @@ export interface PageInput {
   nonce: string;
   refreshMs: number;
   now: Date;
+  /** No worker takes alerts: a retried alert runs at the next sweep (the page says so). */
+  invocationMode?: boolean;
 }
 
 /** The whole page: server-rendered, every value escaped, its style and script under `nonce`. */
@@ -24,7 +27,7 @@ export function renderPage(input: PageInput): string {
   const list =
     'error' in failed
       ? html`<section id="failed" data-failed=""><p class="bad">${failed.error}</p></section>`
-      : renderFailed(failed, failedCount);
+      : renderFailed(failed, failedCount, input.invocationMode === true);
   const page = html`<!doctype html>
     <html lang="en">
       <head>
@@ -36,17 +39,20 @@ export function renderPage(input: PageInput): string {
           ${new Html(PAGE_CSS)}
         </style>
       </head>
-      <body data-refresh-ms="${input.refreshMs}">
+      <body
+        data-refresh-ms="${input.refreshMs}"
+        ${input.invocationMode === true ? new Html('data-sweep=""') : ''}
+      >
         <header>
-          <h1>Failed alerts</h1>
+          <h1 tabindex="-1">Failed alerts</h1>
           ${status.kind === undefined ? '' : html`<span class="kind">${status.kind}</span>`}
-          ${renderHealth(status)}<span id="updated"
-            >Updated ${input.now.toISOString().slice(11, 19)} UTC</span
-          >
+          ${renderHealth(status)}<span id="updated">Updated ${clockUtc(input.now)}</span>
         </header>
-        ${renderCounts(status)}
-        <p id="status" role="status" aria-live="polite"></p>
-        ${list}
+        <main>
+          ${renderCounts(status)}
+          <p id="status" role="status" aria-live="polite"></p>
+          ${list}
+        </main>
         <script nonce="${nonce}">
           ${new Html(PAGE_SCRIPT)};
         </script>

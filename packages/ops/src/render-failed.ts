@@ -1,5 +1,6 @@
 import type { AlertRecord } from '@churn-risk/core';
 import { html, type Html } from './escape.js';
+import { counted } from './plural.js';
 import type { FailedPage } from './store-reads.js';
 
 /** `iso` (an ISO date) as `2026-11-28 01:50:12 UTC`. */
@@ -21,13 +22,18 @@ function renderAlert(failed: AlertRecord<'failed'>): Html {
     <div class="head">
       <strong>${alert.userId}</strong> <span class="tier">${alert.tier} ${alert.score}</span>
       <span class="failed-at">failed ${when(failed.failedAt)}</span>
-      <button type="button" data-retry="${failed.jobId}">Retry</button>
+      <button
+        type="button"
+        data-retry="${failed.jobId}"
+        aria-label="Retry alert for user ${alert.userId} (alert id ${failed.id})"
+      >
+        Retry
+      </button>
     </div>
     <pre class="error">${failed.error}</pre>
     <p class="meta">
       <span>Tries: ${failed.tries}</span> <span>Handlers that succeeded: ${succeeded}</span>
-      <span>Received: ${when(failed.receivedAt)}</span> <span>Alert: ${failed.id}</span>
-      <span>Job: ${failed.jobId}</span>
+      <span>Received: ${when(failed.receivedAt)}</span> <span>Alert id: ${failed.id}</span>
     </p>
     <details data-key="${failed.jobId}">
       <summary>Alert JSON</summary>
@@ -69,39 +75,50 @@ function renderPager(page: FailedPage): Html | undefined {
 }
 
 /** The failed list with its toolbar, the retry-all confirmation, and the pager. */
-export function renderFailed(page: FailedPage, failedCount: number | undefined): Html {
+export function renderFailed(
+  page: FailedPage,
+  failedCount: number | undefined,
+  invocationMode = false,
+): Html {
   const total = failedCount ?? page.alerts.length;
   const shown = failedCount === undefined ? '' : String(failedCount);
   if (page.alerts.length === 0) {
     const empty =
       page.offset === 0
         ? html`<div class="empty">
-            <h2>No failed alerts</h2>
+            <h2 tabindex="-1">No failed alerts</h2>
             <p>
               An alert shows here once its last try fails; retrying it puts it back in the queue,
               and it skips the handlers that had succeeded.
             </p>
           </div>`
         : html`<div class="empty">
-            <h2>Nothing on this page</h2>
+            <h2 tabindex="-1">Nothing on this page</h2>
             <p><a href="?">Back to the newest failed alerts</a></p>
           </div>`;
     return html`<section id="failed" data-failed="${shown}">${empty}</section>`;
   }
   return html`<section id="failed" data-failed="${shown}">
     <div class="toolbar">
-      <button type="button" id="retry-all">Retry all ${total}…</button> <span>Newest first</span>
+      <button type="button" id="retry-all">Retry all ${counted(total, 'failed alert')}…</button>
+      <span>Newest first</span>
     </div>
-    <div id="confirm-all" class="confirm" hidden>
-      <p>
-        Retry all ${total} failed alerts? Each one runs again, skipping the handlers that had
-        succeeded for it.
-      </p>
+    ${
+      invocationMode
+        ? html`<p class="note">
+            No worker runs this queue: a retried alert runs when the next sweep runs (a scheduled
+            sweep, or the one that follows the next delivery).
+          </p>`
+        : ''
+    }
+    <dialog id="confirm-all" class="confirm" aria-labelledby="confirm-title">
+      <h2 id="confirm-title">Retry all ${counted(total, 'failed alert')}?</h2>
+      <p>Each one runs again, skipping the handlers that had succeeded for it.</p>
+      <button type="button" id="confirm-no" autofocus>Cancel</button>
       <button type="button" id="confirm-yes" class="danger">Yes, retry all</button>
-      <button type="button" id="confirm-no">Cancel</button>
-    </div>
+    </dialog>
     ${renderErrorSummary(page.alerts)}
-    <ol class="alerts">
+    <ol class="alerts" aria-label="${counted(page.alerts.length, 'failed alert')} on this page">
       ${page.alerts.map(renderAlert)}
     </ol>
     ${renderPager(page)}

@@ -43,13 +43,13 @@ export async function readStatus(options: ResolvedOptions): Promise<StoreStatus>
   const bounded = <T>(promise: Promise<T>, what: string): Promise<T> =>
     withTimeout(promise, timeoutMs, `The store did not answer ${what}`);
   const counting = queue.counts
-    ? bounded(queue.counts(), 'counts()')
+    ? bounded(queue.counts(), 'with the counts')
     : queue.count
-      ? bounded(queue.count(), 'count()').then((failed) => ({ failed }))
+      ? bounded(queue.count(), 'with the failed count').then((failed) => ({ failed }))
       : Promise.resolve(undefined);
   const [counts, health] = await Promise.allSettled([
     counting,
-    queue.health ? bounded(queue.health(), 'health()') : Promise.resolve(undefined),
+    queue.health ? bounded(queue.health(), 'the health check') : Promise.resolve(undefined),
   ]);
   if (counts.status === 'rejected')
     logError({ err: counts.reason }, 'ops: reading the counts failed');
@@ -59,7 +59,7 @@ export async function readStatus(options: ResolvedOptions): Promise<StoreStatus>
   const reported =
     health.status === 'fulfilled'
       ? (health.value ?? (read !== undefined ? { reachable: true } : undefined))
-      : { reachable: false, error: 'The store did not answer health() in time.' };
+      : { reachable: false, error: 'The store did not answer the health check in time.' };
   return {
     counts: read,
     health: reported ?? { reachable: false, error: UNREAD },
@@ -79,11 +79,11 @@ export async function readFailed(
     alerts = await withTimeout(
       queue.failed({ limit: page.limit + 1, offset: page.offset }),
       timeoutMs,
-      'The store did not answer failed()',
+      'The store did not list the failed alerts',
     );
   } catch (error) {
     logError({ err: error }, 'ops: listing the failed alerts failed');
-    throw storeUnavailable('failed()', error);
+    throw storeUnavailable('when asked for the failed alerts', error);
   }
   const more = alerts.length > page.limit;
   return {
@@ -101,8 +101,13 @@ export async function retryAlerts(
 ): Promise<number> {
   const { queue, timeoutMs, logError } = options;
   try {
-    if ('all' in target) return await withTimeout(queue.retryAll(), timeoutMs * 6, 'retryAll()');
-    await withTimeout(queue.retry(target.id), timeoutMs, 'retry()');
+    if ('all' in target)
+      return await withTimeout(
+        queue.retryAll(),
+        timeoutMs * 6,
+        'The store did not retry all alerts',
+      );
+    await withTimeout(queue.retry(target.id), timeoutMs, 'The store did not retry the alert');
     return 1;
   } catch (error) {
     if (error instanceof TypeError) {
@@ -114,6 +119,6 @@ export async function retryAlerts(
       );
     }
     logError({ err: error }, 'ops: a retry failed');
-    throw storeUnavailable('retry', error);
+    throw storeUnavailable('when asked to retry', error);
   }
 }

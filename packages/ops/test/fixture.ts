@@ -30,11 +30,24 @@ export interface FailingReceiver {
   deliver(alert: Partial<ChurnRiskAlert>): Promise<void>;
 }
 
-/** A `FailingReceiver` on `queue`: one try per alert (no retries), so it fails at once. */
-export function failingReceiver(queue: AlertQueue, consume = true): FailingReceiver {
+/**
+ * A `FailingReceiver` on `queue`: one try per alert (no retries), so it fails at once. With
+ * `consume: 'invocation'` no worker runs: each delivery's sweep does (as on a function platform).
+ */
+export function failingReceiver(
+  queue: AlertQueue,
+  consume: boolean | 'invocation' = true,
+): FailingReceiver {
   const quiet = (): void => undefined;
   const logger = { debug: quiet, info: quiet, warn: quiet, error: quiet };
-  const receiver = createReceiver({ secret: SECRET, queue, retries: 0, consume, logger });
+  const receiver = createReceiver({
+    secret: SECRET,
+    queue,
+    retries: 0,
+    consume,
+    logger,
+    ...(consume === 'invocation' ? { keepAliveBudgetMs: 5_000 } : {}),
+  });
   const state: FailingReceiver = {
     receiver,
     runs: { audit: [], crm: [] },

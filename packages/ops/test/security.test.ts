@@ -79,6 +79,18 @@ describe('the operations handler, secure by default', () => {
     expect(page.match(/<style[^>]*>/g)).toEqual([`<style nonce="${nonce}">`]);
   });
 
+  it("escapes the user in a Retry button's name, an attribute the page builds from alert fields", async () => {
+    const queue = createDurableQueue(createMemoryStore(), { leaseMs: 2_000, pollIntervalMs: 20 });
+    open = failingReceiver(queue);
+    const userId = `u"><img src=x onerror="alert(2)">'&`;
+    await open.deliver(makeAlert({ userId }));
+    await until(async () => (await queue.failed()).length === 1);
+    const page = await (await get(createOpsHandler({ queue, authorize }), '/')).text();
+    const escaped = 'u&quot;&gt;&lt;img src=x onerror=&quot;alert(2)&quot;&gt;&#39;&amp;';
+    expect(page).toContain(`aria-label="Retry alert for user ${escaped} (alert id `);
+    expect(page).not.toContain('<img');
+  });
+
   it('refuses a cross-site or tokenless retry with 403, a form body with 415, and retries nothing', async () => {
     const { ops, queue } = await withOneFailed();
     const [failed] = await queue.failed();

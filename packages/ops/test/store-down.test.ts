@@ -27,7 +27,7 @@ it('shows an unreachable store on the page and answers 503 in the API, without t
   expect(page.status).toBe(200);
   const html = await page.text();
   expect(html).toContain('Store unreachable: Redis did not answer PING within 2000 ms.');
-  expect(html).toContain('The store did not answer failed()');
+  expect(html).toContain('The store did not answer when asked for the failed alerts');
   expect(html).not.toContain('hunter2');
   for (const response of [await get(ops, '/api/failed'), await postRetry(ops, { all: true })]) {
     expect(response.status).toBe(503);

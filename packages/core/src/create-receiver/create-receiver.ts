@@ -159,6 +159,7 @@ class WebhookReceiver implements Receiver {
     this.#registry = new HandlerRegistry(queue.durable === true ? queue.kind : undefined);
     this.#queue.attach(
       new TryRunner(this.#registry, config.concurrency, config.retry, this.#counts, this.#observer),
+      { consume: config.consume },
     );
     const handle = (request: ReceiverRequest): Promise<ReceiverResult> => this.handle(request);
     const refuse = (error: unknown): ReceiverResult => this.refuse(error);

@@ -68,8 +68,11 @@ export interface AlertQueue {
    * the record of handlers that succeeded, and required as soon as there are two.
    */
   readonly durable?: boolean;
-  /** Gives the queue the receiver's processing. Called once, before anything else. */
-  attach(processor: AlertProcessor): void;
+  /**
+   * Gives the queue the receiver's processing, and how the receiver runs alerts (its `consume`
+   * option: `'invocation'` when no worker takes them). Called once, before anything else.
+   */
+  attach(processor: AlertProcessor, how?: { consume?: boolean | 'invocation' }): void;
   /**
    * Records the identity and stores the alert, atomically: after a failure, neither is kept.
    * Synchronous when the store is.

@@ -90,6 +90,11 @@ export interface DurableQueue<S extends AlertStore = AlertStore>
   /** Alerts waiting in the store for any process (waiting and delayed): the queue-depth gauge. */
   depth(): Promise<number>;
   health(): Promise<QueueHealth>;
+  /**
+   * True once a receiver with `consume: 'invocation'` is attached: no worker takes alerts, and a
+   * retried alert runs at the next invocation's or scheduled sweep (the ops page says so).
+   */
+  readonly invocationMode: boolean;
 }
 
 /** The defaults of `createDurableQueue`, the same for every durable back end. */

@@ -46,6 +46,7 @@ export abstract class DurableQueueBase {
   #processor: AlertProcessor | undefined;
   #running = 0;
   #closed = false;
+  #invocationMode = false;
 
   protected constructor(enqueueTimeoutMs: number) {
     this.#enqueueTimeoutMs = enqueueTimeoutMs;
@@ -65,9 +66,18 @@ export abstract class DurableQueueBase {
     // nothing by default
   }
 
-  attach(processor: AlertProcessor): void {
+  attach(processor: AlertProcessor, how?: { consume?: boolean | 'invocation' }): void {
     if (this.#processor !== undefined) throw new TypeError('This queue is already attached.');
     this.#processor = processor;
+    this.#invocationMode = how?.consume === 'invocation';
+  }
+
+  /**
+   * True once a receiver with `consume: 'invocation'` is attached: no worker takes alerts, so a
+   * due alert (a retried one) runs in the next invocation's sweep or a scheduled sweep.
+   */
+  get invocationMode(): boolean {
+    return this.#invocationMode;
   }
 
   accept(entry: AlertRecord<'accepted'>, options?: AcceptOptions): Promise<AcceptResult> {

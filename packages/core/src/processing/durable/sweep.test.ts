@@ -172,6 +172,22 @@ describe("consume: 'invocation'", () => {
     await receiver.close();
   });
 
+  it('marks the queue as run by invocations once such a receiver is attached (the ops page reads it)', async () => {
+    const queue = createDurableQueue(createMemoryStore());
+    expect(queue.invocationMode).toBe(false);
+    const receiver = createReceiver({
+      secret: SECRET,
+      queue,
+      consume: 'invocation',
+      keepAliveBudgetMs: 5_000,
+    });
+    expect(queue.invocationMode).toBe(true);
+    const worker = createDurableQueue(createMemoryStore());
+    const other = createReceiver({ secret: SECRET, queue: worker });
+    expect(worker.invocationMode).toBe(false);
+    await Promise.all([receiver.close(), other.close()]);
+  });
+
   it('leaves a retry that is not due yet to a later invocation, which runs it once due', async () => {
     const store = createMemoryStore();
     const receiver = invocationReceiver(store, 1);
