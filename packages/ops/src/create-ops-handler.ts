@@ -108,7 +108,7 @@ export function createOpsHandler(options: OpsHandlerOptions): OpsHandler {
       nonce,
       refreshMs: resolved.refreshMs,
       now: new Date(),
-      invocationMode: resolved.queue.invocationMode === true,
+      invocationMode: resolved.invocationMode,
     });
     return respond(200, body, 'text/html; charset=utf-8', {
       ...token,

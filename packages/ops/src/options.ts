@@ -66,6 +66,14 @@ export interface OpsHandlerOptions {
    * connection closed). Default 10,000.
    */
   bodyTimeoutMs?: number | undefined;
+  /**
+   * True where no worker takes the queue's alerts and a sweep runs them (a receiver with
+   * `consume: 'invocation'` on Vercel, Netlify or another function platform): the page then says
+   * that a retried alert runs at the next sweep. Default `queue.invocationMode`, which a durable
+   * queue sets when such a receiver is attached to it; pass `true` when the page has a queue
+   * object of its own (a route that makes its own `createPostgresQueue`).
+   */
+  invocationMode?: boolean | undefined;
   /** Where errors of the store and of `authorize` are reported. Default `console`. */
   logger?: Pick<Logger, 'error'> | undefined;
 }

@@ -10,6 +10,8 @@ export interface ResolvedOptions {
   refreshMs: number;
   timeoutMs: number;
   bodyTimeoutMs: number;
+  /** Whether retried alerts wait for a sweep (no worker). */
+  invocationMode: boolean;
   logError: (fields: Record<string, unknown>, message: string) => void;
 }
 
@@ -21,6 +23,7 @@ const KNOWN = new Set([
   'refreshMs',
   'timeoutMs',
   'bodyTimeoutMs',
+  'invocationMode',
   'logger',
 ]);
 export const MAX_PAGE_SIZE = 200;
@@ -89,8 +92,14 @@ export function resolveOptions(options: OpsHandlerOptions): ResolvedOptions {
     throw new TypeError('createOpsHandler: csrfSecret must be a string of at least 32 characters.');
   }
   const sink = logger ?? console;
+  const queue = checkQueue(options.queue);
+  const { invocationMode = queue.invocationMode === true } = options;
+  if (typeof invocationMode !== 'boolean') {
+    throw new TypeError('createOpsHandler: invocationMode must be true or false.');
+  }
   return {
-    queue: checkQueue(options.queue),
+    queue,
+    invocationMode,
     authorize: checkAuthorize(options.authorize),
     csrfSecret,
     pageSize: integer('pageSize', options.pageSize, 20, 1, MAX_PAGE_SIZE),
