@@ -84,7 +84,7 @@ function raceSuite(name: string, count: number, create: () => OpsBackend): void 
   }, 180_000);
 }
 
-function countBy<T extends string | number>(values: readonly T[]): Record<string, number> {
+function countBy(values: readonly (string | number)[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const value of values) counts[String(value)] = (counts[String(value)] ?? 0) + 1;
   return counts;
