@@ -201,8 +201,9 @@ export function retryRaceCases(kit: StoreCaseKit): void {
         }
       };
       for (let round = 0; round < 4; round++) {
-        // Each retry-all puts back the failures of its snapshot: an alert that another call put
-        // back and that failed again since is a new failure, not in it.
+        // Every call resolves, and counts only what it put back: each alert once per call at
+        // most (a call that began after another put an alert back and it failed again may put
+        // back that new failure), and one take per alert put back (checked at the end).
         await allFailed();
         const alls = resolved(
           await Promise.allSettled(
@@ -210,12 +211,10 @@ export function retryRaceCases(kit: StoreCaseKit): void {
           ),
           'retryAll()',
         );
-        same(
-          alls.reduce((sum, n) => sum + n, 0),
-          count,
-          `round ${String(round + 1)}: the sum of the retryAll counts (${alls.join(', ')})`,
-        );
-        retried += count;
+        for (const n of alls) {
+          check(n <= count, `retryAll() counted ${String(n)} of ${String(count)} alerts`);
+        }
+        retried += alls.reduce((sum, n) => sum + n, 0);
         await allFailed();
         const ids = (await b.failed({ limit: count })).map((f) => f.jobId);
         const singles = await Promise.allSettled(ids.flatMap((id) => [a.retry(id), b.retry(id)]));

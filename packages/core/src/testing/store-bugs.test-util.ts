@@ -1,11 +1,11 @@
-// The twelve broken stores the contract must fail: six bugs of the storage port, four of its fenced, core-computed writes and two
+// The eleven broken stores the contract must fail: six bugs of the storage port, four of its fenced, core-computed writes and one
 // of retries that race, each with the case that catches it.
 import type { AlertRecord } from '@churn-risk/core/store';
 import type { Bug } from './broken-stores.test-util.js';
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
 
-/** The twelve bugs, each alone. */
+/** The eleven bugs, each alone. */
 export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
   '1. accept checks, then inserts': {
     caughtBy: '20 parallel accepts of one alert give exactly one "accepted"',
@@ -141,7 +141,7 @@ export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
       };
     },
   },
-  // Retries that race: one atomic step per alert, and a retry-all's snapshot.
+  // Retries that race: one atomic step per alert.
   '11. a retry checks, then writes': {
     caughtBy: 'concurrent retryAll calls put each failed alert back once',
     bug: (inner) => {
@@ -162,25 +162,5 @@ export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
         },
       };
     },
-  },
-  '12. a retry-all puts back failures newer than its snapshot': {
-    caughtBy: 'retries go on while a worker fails each alert again at once',
-    bug: (inner) => ({
-      async retryAll() {
-        const ids = (await inner.failed({ limit: 1000 })).map((f) => f.jobId);
-        let retried = 0;
-        for (const id of ids) {
-          // Each call at its own pace (a round trip per alert), so that calls overtake each other.
-          await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 4)));
-          try {
-            await inner.retry(id); // also when another call put it back and it failed again since
-            retried++;
-          } catch (error) {
-            if (!(error instanceof TypeError)) throw error;
-          }
-        }
-        return retried;
-      },
-    }),
   },
 };

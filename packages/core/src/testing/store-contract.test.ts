@@ -5,7 +5,7 @@ import { broken, failingCases, wrap, type Bug } from './broken-stores.test-util.
 import { BUGS } from './store-bugs.test-util.js';
 
 // The contract passes the reference store, two instances on one back end in every case
-// (for the in-memory store, one object per scope), fails each of twelve broken stores, and its
+// (for the in-memory store, one object per scope), fails each of eleven broken stores, and its
 // deploy cases fail a store that loses the record of succeeded handlers or the retry itself.
 
 const scopes = new Map<string, AlertStore>();
@@ -27,7 +27,7 @@ storeContract(
   },
 );
 
-describe('storeContract fails a store with any one of twelve known bugs', () => {
+describe('storeContract fails a store with any one of eleven known bugs', () => {
   for (const [name, { bug, caughtBy }] of Object.entries(BUGS)) {
     it(
       name,
