@@ -144,6 +144,14 @@ class Platform implements ReceiverPlatform {
     return isolate.failed.retry(id);
   }
 
+  #retryAlls = 0;
+  /** From each isolate in turn. */
+  retryAll(): Promise<number> {
+    const isolate = this.isolates[this.#retryAlls++ % this.isolates.length];
+    if (isolate === undefined) return Promise.reject(new Error('no isolate'));
+    return isolate.failed.retryAll();
+  }
+
   close(): Promise<void> {
     return Promise.resolve();
   }

@@ -1,9 +1,9 @@
 import type { D1Database } from './bindings.js';
 
-// The two D1 tables, created together on first use of either (idempotent, safe from several
-// isolates): the alert identities claimed for 72 h (shared de-duplication, both workers), and
-// queue mode's failed alerts. Together, so that the failed table is there to query from the
-// first alert on, whatever failed or not.
+// The D1 tables, created together on first use of any (idempotent, safe from several isolates):
+// the alert identities claimed for 72 h (shared de-duplication, both workers), queue mode's
+// failed alerts, and the claims of the retries under way. Together, so that the failed table is
+// there to query from the first alert on, whatever failed or not.
 
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS churn_risk_identities (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)',
@@ -12,6 +12,8 @@ const SCHEMA = [
     'entry TEXT NOT NULL, succeeded TEXT NOT NULL, tries INTEGER NOT NULL, error TEXT NOT NULL, ' +
     'failed_at INTEGER NOT NULL)',
   'CREATE INDEX IF NOT EXISTS churn_risk_failed_order ON churn_risk_failed (failed_at, id)',
+  // A retry's claim of a failed alert until it has been sent (d1-tables.ts).
+  'CREATE TABLE IF NOT EXISTS churn_risk_failed_claims (id TEXT PRIMARY KEY, until INTEGER NOT NULL)',
 ];
 
 /** The schema, once per database and isolate; a failure is not kept, so the next call tries again. */

@@ -10,6 +10,12 @@ import { messageOf } from './queue-message.js';
 // Queue mode's failed store: a D1 table created on first use (idempotent, safe from several
 // isolates, with the identities' table: d1-schema.ts). The identities are in d1-identities.ts.
 
+/**
+ * How long a retry's claim of a failed alert holds (ms): the bound on its send. A claim older than
+ * this is taken to be of an isolate that died, and another retry may claim the alert.
+ */
+const CLAIM_MS = 60_000;
+
 interface FailedRow {
   id: string;
   alert_id: string;
@@ -42,17 +48,21 @@ export interface FailedRecord {
 /**
  * Queue mode's failed store: a D1 table of the alerts whose last try failed (or that the platform
  * dead-lettered), kept until they are retried. `retry` sends the alert to the queue again (tries
- * reset, the record of succeeded handlers kept), then deletes its row.
+ * reset, the record of succeeded handlers kept), then deletes its row; each row is claimed first,
+ * so that retries at once (in any isolates) send it once.
  */
 export interface FailedStore {
   /** The failed alerts, newest first (default `limit` 50, `offset` 0). */
   failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]>;
   /**
    * Sends one back to the queue, by its alert identity (`id`) or its `jobId`; a `TypeError` when
-   * unknown.
+   * unknown, or no longer failed (another retry sent it).
    */
   retry(id: string): Promise<void>;
-  /** Sends back every alert failed when it is called, once each; resolves to how many. */
+  /**
+   * Sends back every alert failed when it is called, once each, skipping one that another retry
+   * sent meanwhile; resolves to how many it sent.
+   */
   retryAll(): Promise<number>;
   /** How many alerts the table holds. */
   count(): Promise<number>;
@@ -105,21 +115,24 @@ export class D1FailedStore implements FailedStore {
     await ensureSchema(this.#db);
     const row = await this.#db
       .prepare(
-        'SELECT * FROM churn_risk_failed WHERE id = ?1 OR alert_id = ?1 ORDER BY failed_at LIMIT 1',
+        'SELECT id FROM churn_risk_failed WHERE id = ?1 OR alert_id = ?1 ORDER BY failed_at LIMIT 1',
       )
       .bind(id)
-      .first<FailedRow>();
-    if (row === null) throw new TypeError(`No failed alert has the id ${id}.`);
-    await this.#resend(row);
+      .first<{ id: string }>();
+    if (row === null || !(await this.#resend(row.id))) {
+      throw new TypeError(`No failed alert has the id ${id}.`);
+    }
   }
 
   async retryAll(): Promise<number> {
     await ensureSchema(this.#db);
+    // The rows now (a snapshot): an alert that fails again is a new row, not in it.
     const { results } = await this.#db
-      .prepare('SELECT * FROM churn_risk_failed ORDER BY failed_at, id')
-      .all<FailedRow>();
-    for (const row of results) await this.#resend(row);
-    return results.length;
+      .prepare('SELECT id FROM churn_risk_failed ORDER BY failed_at, id')
+      .all<{ id: string }>();
+    let retried = 0;
+    for (const row of results) if (await this.#resend(row.id)) retried++;
+    return retried;
   }
 
   async count(): Promise<number> {
@@ -130,12 +143,49 @@ export class D1FailedStore implements FailedStore {
     return row?.n ?? 0;
   }
 
-  /** Sent before the row is deleted: a crash in between sends it twice, never loses it. */
-  async #resend(row: FailedRow): Promise<void> {
-    const entry = JSON.parse(row.entry) as AlertRecord<'accepted'>;
-    const succeeded = JSON.parse(row.succeeded) as string[];
-    await this.#producer.send(messageOf(entry, 0, succeeded));
-    await this.#db.prepare('DELETE FROM churn_risk_failed WHERE id = ?1').bind(row.id).run();
+  /**
+   * Sends failed alert `id` back to the queue, once: the row is claimed first, in one statement
+   * (a claim of `churn_risk_failed_claims`, taken only while the row exists and no other retry's
+   * claim holds it), so that retries at once, in any isolates, send it once; the others skip it
+   * (false). Then it is sent, then the row and the claim are deleted together. A failed send
+   * releases the claim; a claim whose isolate died before it deleted the row expires after
+   * `CLAIM_MS`, and the alert can be retried again (sent twice if the send had gone through,
+   * never lost).
+   */
+  async #resend(id: string): Promise<boolean> {
+    const now = this.#now();
+    const claimed = await this.#db
+      .prepare(
+        'INSERT INTO churn_risk_failed_claims (id, until) ' +
+          'SELECT id, ?2 FROM churn_risk_failed WHERE id = ?1 ' +
+          'ON CONFLICT (id) DO UPDATE SET until = excluded.until ' +
+          'WHERE churn_risk_failed_claims.until <= ?3 RETURNING id',
+      )
+      .bind(id, now + CLAIM_MS, now)
+      .first<{ id: string }>();
+    if (claimed === null) return false;
+    const row = await this.#db
+      .prepare('SELECT * FROM churn_risk_failed WHERE id = ?1')
+      .bind(id)
+      .first<FailedRow>();
+    const release = this.#db.prepare('DELETE FROM churn_risk_failed_claims WHERE id = ?1').bind(id);
+    if (row === null) {
+      await release.run(); // retried and deleted by a claim that had expired
+      return false;
+    }
+    try {
+      const entry = JSON.parse(row.entry) as AlertRecord<'accepted'>;
+      const succeeded = JSON.parse(row.succeeded) as string[];
+      await this.#producer.send(messageOf(entry, 0, succeeded));
+    } catch (error) {
+      await release.run().catch(() => undefined);
+      throw error;
+    }
+    await this.#db.batch([
+      this.#db.prepare('DELETE FROM churn_risk_failed WHERE id = ?1').bind(id),
+      release,
+    ]);
+    return true;
   }
 }
 

@@ -228,9 +228,19 @@ export function statements(schema: string) {
       SELECT count(*)::int AS retried,
         CASE WHEN count(*) > 0 THEN ${notify(`'0'`)}::text END AS notified
       FROM back`,
-    /** Every alert failed now (one statement: a snapshot). */
+    /**
+     * Every alert failed now (one statement: a snapshot). The rows are locked in the order of
+     * their ids, so that retry-alls at once wait for each other instead of deadlocking; a row
+     * another one put back meanwhile is skipped (its state is checked again once it is locked),
+     * also when it failed again since the statement began (a failure after the snapshot).
+     */
     retryAll: `
-      WITH back AS (UPDATE ${alerts} SET ${putBack} WHERE state = 'failed' RETURNING id)
+      WITH failed AS (
+        SELECT id FROM ${alerts} WHERE state = 'failed' AND failed_at <= now()
+        ORDER BY id FOR UPDATE
+      ), back AS (
+        UPDATE ${alerts} AS a SET ${putBack} FROM failed WHERE a.id = failed.id RETURNING a.id
+      )
       SELECT count(*)::int AS retried,
         CASE WHEN count(*) > 0 THEN ${notify(`'0'`)}::text END AS notified
       FROM back`,

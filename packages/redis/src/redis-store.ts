@@ -21,6 +21,7 @@ import {
   type ResolvedRedisStoreOptions,
 } from './options.js';
 import { CHECK_KEY_TTL_MS, reclaimExpiredJobs } from './reclaim.js';
+import { failedNow, retryFailedJobs, type Failure } from './retry-failed.js';
 
 /**
  * How long a take waits for work on BullMQ's marker before it answers "nothing due", in seconds
@@ -193,25 +194,22 @@ class BullMqAlertStore implements RedisAlertStore {
   }
 
   async retry(id: string): Promise<void> {
-    const job =
-      (await this.bullQueue.getJob(id)) ??
-      (await this.bullQueue
-        .getDeduplicationJobId(id)
-        .then((jobId) => (jobId ? this.bullQueue.getJob(jobId) : undefined)));
-    if (job === undefined || !(await this.#retryJob(job))) {
-      throw new TypeError(`No failed alert with id "${id}".`);
+    // By job id, else by alert identity (the job that holds the identity's de-duplication key).
+    let retried = await this.#retryJobs([{ id, score: '' }]);
+    if (retried.length === 0) {
+      const jobId = await this.bullQueue.getDeduplicationJobId(id);
+      if (jobId) retried = await this.#retryJobs([{ id: jobId, score: '' }]);
     }
+    if (retried.length === 0) throw new TypeError(`No failed alert with id "${id}".`);
   }
 
   async retryAll(): Promise<number> {
-    // The ids in the failed set now: an alert that fails again at once is not taken twice.
-    const ids = await this.bullQueue.getRanges(['failed'], 0, -1, true);
-    let retried = 0;
-    for (const id of ids) {
-      const job = await this.bullQueue.getJob(id);
-      if (job !== undefined && (await this.#retryJob(job))) retried++;
-    }
-    return retried;
+    // The failures in the failed set now: an alert that fails again at once is not put back
+    // twice, and one that another call put back meanwhile is skipped (not counted), also when it
+    // failed again since.
+    await this.bullQueue.waitUntilReady();
+    const failures = await failedNow(this.bullQueue, this.#connections.client);
+    return (await this.#retryJobs(failures)).length;
   }
 
   counts(): Promise<QueueCounts> {
@@ -443,20 +441,14 @@ class BullMqAlertStore implements RedisAlertStore {
   }
 
   /**
-   * Puts a failed job back, due now, with core's tries and stalls set to 0 (the handlers that
-   * succeeded stay recorded) and BullMQ's attempt counts reset (so the next take is not a
-   * takeover); `false` when it is not failed (any more).
+   * Puts the failed jobs of `failures` back, due now, each in one atomic step (retry-failed.ts):
+   * core's tries and stalls set to 0 (the handlers that succeeded stay recorded) and BullMQ's
+   * attempt counts reset (so the next take is not a takeover), only while the job is still in
+   * that failure. Resolves with the ids put back; one no longer failed is skipped.
    */
-  async #retryJob(job: Job<AlertJobData>): Promise<boolean> {
-    if (!(await job.isFailed())) return false;
-    await job.updateData({ ...job.data, tries: 0, stalls: 0 });
-    try {
-      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-    } catch (error) {
-      if (await job.isFailed()) throw error;
-      return false; // retried by someone else meanwhile
-    }
-    return true;
+  async #retryJobs(failures: readonly Failure[]): Promise<string[]> {
+    await this.bullQueue.waitUntilReady();
+    return retryFailedJobs(this.bullQueue, this.#connections.client, failures);
   }
 }
 

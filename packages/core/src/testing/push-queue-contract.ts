@@ -5,7 +5,15 @@ import { createReceiver } from '../create-receiver/create-receiver.js';
 import type { Receiver } from '../receiver/types.js';
 import { receiverCases } from './receiver-cases.js';
 import type { ReceiverCase, ReceiverPlatform, RunReceiverCase } from './receiver-platform.js';
-import { SECRET, delivery, queuedAlert, same, sleep, type ContractTestApi } from './support.js';
+import {
+  ContractError,
+  SECRET,
+  delivery,
+  queuedAlert,
+  same,
+  sleep,
+  type ContractTestApi,
+} from './support.js';
 
 /** What `pushQueueContract` runs against. */
 export interface PushQueueContractOptions {
@@ -24,7 +32,8 @@ export interface PushQueueContractOptions {
  * handler once; only the failed handler is retried, in either receiver; after the last try
  * `onError` once per failed handler, and `retry(id)` runs it again; a `NonRetryableError` or
  * `shouldRetry` answering false ends the tries at once; health, and `503 CLOSED` after close.
- * Then the platform's failed store: it lists the newest failure first.
+ * Then the platform's failed store: it lists the newest failure first, and retries at once (where
+ * the platform gives `retryAll`) send each failed alert back once.
  *
  * @example
  * pushQueueContract({ describe, it }, { name: 'cloudflare-queues', create: (scope) => platformFor(scope) });
@@ -52,6 +61,7 @@ export function pushQueueContract(test: ContractTestApi, options: PushQueueContr
   test.describe(`pushQueueContract: ${options.name}`, () => {
     receiverCases(run, timeout);
     failedStoreCases(run);
+    failedRetryRaceCases(run);
   });
 }
 
@@ -75,5 +85,48 @@ function failedStoreCases(run: RunReceiverCase): void {
       [later.alert.userId, earlier.alert.userId],
       'failed(): the later failure first',
     );
+  });
+}
+
+/** Retries of the push platform's failed store at once: each failed alert is sent back once. */
+function failedRetryRaceCases(run: RunReceiverCase): void {
+  run('failed store: retries at once send each failed alert back once', async (platform, all) => {
+    if (platform.retryAll === undefined) return;
+    const retryAll = (): Promise<number> => platform.retryAll?.() ?? Promise.resolve(0);
+    const receiver = createReceiver({ secret: SECRET, queue: platform.queue(), retries: 0 });
+    all.push(receiver);
+    const runs = new Map<string, number>();
+    receiver.on('churn_risk_alert', (alert) => {
+      runs.set(alert.userId, (runs.get(alert.userId) ?? 0) + 1);
+      throw new NonRetryableError('CRM down');
+    });
+    const alerts = Array.from({ length: 6 }, queuedAlert);
+    for (const alert of alerts) {
+      same((await receiver.handle(delivery(alert))).status, 202, 'the answer');
+    }
+    await platform.settle(all);
+    const failed = await platform.failed();
+    same(failed.length, alerts.length, 'failed alerts');
+    const [alls, singles] = await Promise.all([
+      Promise.allSettled(Array.from({ length: 4 }, retryAll)),
+      Promise.allSettled(failed.flatMap((f) => [platform.retry(f.jobId), platform.retry(f.jobId)])),
+    ]);
+    let sent = 0;
+    for (const result of alls) {
+      if (result.status === 'rejected') throw new ContractError('a retryAll() rejected');
+      sent += result.value;
+    }
+    for (const result of singles) {
+      if (result.status === 'fulfilled') sent++;
+      else if (!(result.reason instanceof TypeError)) throw new ContractError('a retry() failed');
+    }
+    same(sent, alerts.length, 'alerts sent back (retry calls + retryAll counts)');
+    await platform.settle(all);
+    same(
+      alerts.map((alert) => runs.get(alert.alert.userId)),
+      alerts.map(() => 2),
+      'runs of each alert (its first try, then once after the retries)',
+    );
+    same((await platform.failed()).length, alerts.length, 'failed alerts after the retries');
   });
 }

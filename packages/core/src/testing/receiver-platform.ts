@@ -22,6 +22,12 @@ export interface ReceiverPlatform {
   failed(): Promise<AlertRecord<'failed'>[]>;
   /** Puts a failed alert back (tries reset, the record of succeeded handlers kept). */
   retry(id: string): Promise<void>;
+  /**
+   * Puts back every alert failed when it is called; resolves with how many. Where it is given,
+   * `pushQueueContract` runs retries at once (calls of it and of `retry`, from several processes
+   * or isolates where the platform has them): each failed alert is sent back once.
+   */
+  retryAll?(): Promise<number>;
   /** Releases what the platform opened (called after the case's receivers are closed). */
   close(): Promise<void>;
 }

@@ -1,11 +1,11 @@
-// The ten broken stores the contract must fail: six bugs of the storage port and four of its fenced, core-computed writes, each
-// with the case that catches it.
+// The eleven broken stores the contract must fail: six bugs of the storage port, four of its fenced, core-computed writes and one
+// of retries that race, each with the case that catches it.
 import type { AlertRecord } from '@churn-risk/core/store';
 import type { Bug } from './broken-stores.test-util.js';
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
 
-/** The ten bugs, each alone. */
+/** The eleven bugs, each alone. */
 export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
   '1. accept checks, then inserts': {
     caughtBy: '20 parallel accepts of one alert give exactly one "accepted"',
@@ -137,6 +137,28 @@ export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
           if (Date.now() - last < 1_000) return Promise.resolve(0);
           last = Date.now();
           return inner.reclaimExpired?.() ?? Promise.resolve(0);
+        },
+      };
+    },
+  },
+  // Retries that race: one atomic step per alert.
+  '11. a retry checks, then writes': {
+    caughtBy: 'concurrent retryAll calls put each failed alert back once',
+    bug: (inner) => {
+      const retry = async (id: string): Promise<void> => {
+        const failed = await inner.failed({ limit: 1000 });
+        if (!failed.some((f) => f.jobId === id || f.id === id)) {
+          throw new TypeError(`No failed alert with id "${id}".`);
+        }
+        await tick(); // the check and the write are two steps
+        await inner.retry(id); // rejects once another call put the alert back meanwhile
+      };
+      return {
+        retry,
+        async retryAll() {
+          const ids = (await inner.failed({ limit: 1000 })).map((f) => f.jobId);
+          for (const id of ids) await retry(id); // one alert retried elsewhere stops them all
+          return ids.length;
         },
       };
     },

@@ -5,7 +5,7 @@ import { broken, failingCases, wrap, type Bug } from './broken-stores.test-util.
 import { BUGS } from './store-bugs.test-util.js';
 
 // The contract passes the reference store, two instances on one back end in every case
-// (for the in-memory store, one object per scope), fails each of ten broken stores, and its
+// (for the in-memory store, one object per scope), fails each of eleven broken stores, and its
 // deploy cases fail a store that loses the record of succeeded handlers or the retry itself.
 
 const scopes = new Map<string, AlertStore>();
@@ -27,7 +27,7 @@ storeContract(
   },
 );
 
-describe('storeContract fails a store with any one of ten known bugs', () => {
+describe('storeContract fails a store with any one of eleven known bugs', () => {
   for (const [name, { bug, caughtBy }] of Object.entries(BUGS)) {
     it(
       name,
@@ -75,4 +75,21 @@ describe('the deploy cases fail a store that loses what a deploy between two tri
       60_000,
     );
   }
+});
+
+describe('the retry race cases fail a store whose retry checks, then writes', () => {
+  const races = [
+    'concurrent retryAll calls put each failed alert back once',
+    'a retry racing a take neither resets nor duplicates a running alert',
+    'retries go on while a worker fails each alert again at once',
+  ];
+  it('each of the three', async () => {
+    const bug = BUGS['11. a retry checks, then writes']?.bug ?? (() => ({}));
+    const failed = await failingCases(
+      broken(bug),
+      () => createMemoryStore({ available: () => false }),
+      (name) => races.includes(name),
+    );
+    expect(failed.sort()).toEqual([...races].sort());
+  }, 60_000);
 });

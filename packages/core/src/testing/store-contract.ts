@@ -6,6 +6,7 @@ import { leaseCases } from './lease-cases.js';
 import { receiverCases } from './receiver-cases.js';
 import type { ReceiverPlatform } from './receiver-platform.js';
 import { retryCases } from './retry-cases.js';
+import { retryRaceCases } from './retry-race-cases.js';
 import { statusCases } from './status-cases.js';
 import { storeCaseKit, type StoreContractOptions, type StoreFixture } from './store-fixture.js';
 import type { ContractTestApi } from './support.js';
@@ -18,7 +19,8 @@ export type { StoreContractOptions } from './store-fixture.js';
  * that core's `createDurableQueue` loses no alert and runs no handler twice. Every case runs two
  * store instances on one back end (two processes). The store cases: atomic accept with dedupe,
  * exclusive take, takeover of an expired lease, fenced writes, delays, the record of succeeded
- * handlers across a failure and a retry, `retry` and `retryAll`, exact counts, health. Then the
+ * handlers across a failure and a retry, `retry` and `retryAll` (also several at once, and racing a
+ * worker's take: each failed alert put back once), exact counts, health. Then the
  * receiver cases: two sweeps at once (`receiver.sweep`), a deploy between two tries of an alert
  * (the next release runs exactly the handlers not yet succeeded), and two receivers on one store,
  * end to end.
@@ -38,6 +40,7 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
   test.describe(`storeContract: ${options.name}`, () => {
     leaseCases(kit);
     retryCases(kit);
+    retryRaceCases(kit);
     statusCases(kit, () => options.unreachable());
     sweepCases(kit);
     deployCases(kit);

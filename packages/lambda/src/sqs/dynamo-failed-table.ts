@@ -3,7 +3,7 @@ import {
   type AlertRecord,
   type FailedListOptions,
 } from '@churn-risk/core/store';
-import type { AwsCalls } from './aws-sdk.js';
+import { isConditionFailed, type AwsCalls } from './aws-sdk.js';
 import { epochSeconds } from './dynamo-identities.js';
 
 /** A failed alert as the consumer stores it. */
@@ -15,6 +15,12 @@ export interface FailedRecord {
 }
 
 type Item = Record<string, { S?: string; N?: string } | undefined>;
+
+/**
+ * How long a retry's claim of a failed alert holds (ms): the bound on its send. A claim older than
+ * this is taken to be of a process that died, and another retry may claim the alert.
+ */
+const CLAIM_MS = 60_000;
 
 function failedRecord(item: Item): AlertRecord<'failed'> {
   return {
@@ -94,6 +100,46 @@ export class DynamoFailedTable {
   async failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]> {
     const { limit, offset } = resolveFailedListOptions(options);
     return (await this.all()).slice(offset, offset + limit);
+  }
+
+  /**
+   * Claims failed alert `id` for a retry, in one conditional write: only while the item exists,
+   * is live, and no other retry's claim holds it (`retryClaimUntil`), so that retries at once, in
+   * any processes, send it once. Resolves with the alert, or undefined when another retry has it
+   * (or it is gone). `release` gives the claim up (a failed send); `remove` ends it.
+   */
+  async claim(id: string): Promise<AlertRecord<'failed'> | undefined> {
+    const now = Date.now();
+    try {
+      const { Attributes } = await this.#aws.ddb<{ Attributes?: Item }>('UpdateItem', {
+        TableName: this.#table,
+        Key: { pk: this.#pk, sk: { S: id } },
+        UpdateExpression: 'SET retryClaimUntil = :until',
+        ConditionExpression:
+          'attribute_exists(sk) AND expiresAt > :nowSeconds AND ' +
+          '(attribute_not_exists(retryClaimUntil) OR retryClaimUntil <= :now)',
+        ExpressionAttributeValues: {
+          ':until': { N: String(now + CLAIM_MS) },
+          ':now': { N: String(now) },
+          ':nowSeconds': { N: String(epochSeconds(now)) },
+        },
+        ReturnValues: 'ALL_NEW',
+      });
+      return Attributes === undefined ? undefined : failedRecord(Attributes);
+    } catch (error) {
+      if (isConditionFailed(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Gives up the claim of a retry of failed alert `id` (its send failed). */
+  release(id: string): Promise<unknown> {
+    return this.#aws.ddb('UpdateItem', {
+      TableName: this.#table,
+      Key: { pk: this.#pk, sk: { S: id } },
+      UpdateExpression: 'REMOVE retryClaimUntil',
+      ConditionExpression: 'attribute_exists(sk)',
+    });
   }
 
   /** Deletes failed alert `id`. */

@@ -79,6 +79,13 @@ class SqsPlatform implements ReceiverPlatform {
     return queue === undefined ? Promise.reject(new Error('no queue')) : queue.retry(id);
   }
 
+  #retryAlls = 0;
+  /** From each consumer's queue in turn. */
+  retryAll(): Promise<number> {
+    const queue = this.#queues[this.#retryAlls++ % this.#queues.length];
+    return queue === undefined ? Promise.reject(new Error('no queue')) : queue.retryAll();
+  }
+
   close(): Promise<void> {
     return Promise.resolve();
   }

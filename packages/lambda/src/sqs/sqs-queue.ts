@@ -47,10 +47,14 @@ export interface SqsQueue extends PushQueue {
   /**
    * Sends a failed alert back to the queue, its tries counted afresh; handlers that already
    * succeeded for it are not run again. `id` is the alert identity (a failed record's `id`) or
-   * its `jobId`. Rejects with a `TypeError` when there is no such failed alert.
+   * its `jobId`. Rejects with a `TypeError` when there is no such failed alert (or another retry
+   * sent it meanwhile).
    */
   retry(id: string): Promise<void>;
-  /** Sends back every alert failed when it is called, once each; resolves with how many. */
+  /**
+   * Sends back every alert failed when it is called, once each, skipping one that another retry
+   * sent meanwhile; resolves with how many it sent.
+   */
   retryAll(): Promise<number>;
   /**
    * Alerts by state: `waiting`, `active` (in flight) and `delayed` as SQS reports them
@@ -264,28 +268,37 @@ class SqsQueueMode implements SqsQueue {
 
   async retry(id: string): Promise<void> {
     const [found] = await this.#failed.all(id);
-    if (found === undefined) throw new TypeError(`No failed alert has the id ${id}.`);
-    await this.#resend([found]);
+    if (found === undefined || !(await this.#resend(found.jobId))) {
+      throw new TypeError(`No failed alert has the id ${id}.`);
+    }
   }
 
   async retryAll(): Promise<number> {
-    return this.#resend(await this.#failed.all());
+    // The items now (a snapshot): an alert that fails again is a new item, not in it.
+    let retried = 0;
+    for (const { jobId } of await this.#failed.all()) if (await this.#resend(jobId)) retried++;
+    return retried;
   }
 
-  /** Sent before the item is deleted: a crash in between sends it twice, never loses it. */
-  async #resend(failures: AlertRecord<'failed'>[]): Promise<number> {
-    for (const {
-      jobId,
-      tries: _tries,
-      succeeded,
-      error: _error,
-      failedAt: _at,
-      ...entry
-    } of failures) {
+  /**
+   * Sends failed alert `id` back to the queue, once: the item is claimed first, in one
+   * conditional write, so that retries at once in any processes send it once; the others skip it
+   * (false). Then it is sent, then the item is deleted. A failed send gives the claim up; a claim
+   * whose process died before it deleted the item expires after a minute, and the alert can be
+   * retried again (sent twice if the send had gone through, never lost).
+   */
+  async #resend(id: string): Promise<boolean> {
+    const claimed = await this.#failed.claim(id);
+    if (claimed === undefined) return false;
+    const { jobId, tries: _tries, succeeded, error: _error, failedAt: _at, ...entry } = claimed;
+    try {
       await this.#send(messageOf(entry, 0, succeeded), 0);
-      await this.#failed.remove(jobId);
+    } catch (error) {
+      await this.#failed.release(jobId).catch(() => undefined);
+      throw error;
     }
-    return failures.length;
+    await this.#failed.remove(jobId);
+    return true;
   }
 
   async counts(): Promise<QueueCounts> {

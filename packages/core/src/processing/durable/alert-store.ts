@@ -196,14 +196,19 @@ export interface FailedAlertStore {
   failed(options?: FailedListOptions): Promise<AlertRecord<'failed'>[]>;
   /**
    * Puts a failed alert back, due now, with its tries and stalls set to 0, `lapsed` cleared and its
-   * record of succeeded handlers kept. `id` is the alert identity (a failed record's `id`), or the
-   * store's job id (its `jobId`).
-   * Rejects with a `TypeError` when there is no such failed alert.
+   * record of succeeded handlers kept, in one atomic step that happens only while the alert is
+   * failed: a retry never resets an alert that another retry put back and a taker holds. `id` is
+   * the alert identity (a failed record's `id`), or the store's job id (its `jobId`).
+   * Rejects with a `TypeError` when there is no such failed alert (also when another retry put it
+   * back first).
    */
   retry(id: string): Promise<void>;
   /**
    * Puts back every alert that is failed when it is called (a snapshot), once each, also when
-   * some fail again at once; resolves with how many.
+   * some fail again at once, each in one atomic step as `retry` does; resolves with how many it
+   * put back. It goes on past an alert that is no longer failed (put back by another call, even
+   * one that failed again since: a new failure, not in the snapshot), and counts only those it put
+   * back: calls at once, from any processes, put each failed alert back once between them.
    */
   retryAll(): Promise<number>;
   /** Exact counts by state, across every process that shares the store. */
