@@ -10,10 +10,10 @@ import Fastify from 'fastify';
 import { Hono } from 'hono';
 import Koa from 'koa';
 import type { NextApiRequest, NextApiResponse } from 'next';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest } from '../support/slow-requests.js';
+import { listenLocal, rawRequest, type LocalServer } from '../support/slow-requests.js';
 import { conformanceReceiver, makeAlert, signedHeaders, WEBHOOK_PATH } from './fixtures.js';
 
 // The read deadline (`bodyTimeoutMs`) on a real listening server, in each Node mount: an unsigned
@@ -23,24 +23,8 @@ import { conformanceReceiver, makeAlert, signedHeaders, WEBHOOK_PATH } from './f
 
 const BODY_TIMEOUT_MS = 1_000;
 
-interface Mounted {
-  port: number;
-  close(): Promise<void>;
-}
-
-async function listening(server: Server): Promise<Mounted> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
-}
+type Mounted = LocalServer;
+const listening = listenLocal;
 
 const mounts: Record<string, (receiver: Receiver) => Promise<Mounted>> = {
   'receiver.node on node:http': (receiver) =>

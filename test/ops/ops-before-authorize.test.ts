@@ -3,11 +3,11 @@ import { createOpsHandler, CSRF_HEADER, type OpsHandler } from '@churn-risk/ops'
 import express from 'express';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import Koa from 'koa';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH, authorize } from '../../packages/ops/test/client.js';
-import { rawRequest } from '../support/slow-requests.js';
+import { listenLocal, rawRequest, type LocalServer } from '../support/slow-requests.js';
 
 // Nothing before `authorize` but routing, on a real listening server in each Node framework: a
 // request without credentials is answered 401 whatever its method or body (the body is not read:
@@ -34,24 +34,8 @@ beforeAll(() => {
 
 afterAll(() => queue.close());
 
-interface Mounted {
-  port: number;
-  close(): Promise<void>;
-}
-
-async function listening(server: Server): Promise<Mounted> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
-}
+type Mounted = LocalServer;
+const listening = listenLocal;
 
 const mounts: Record<string, () => Promise<Mounted>> = {
   'node:http (every path to ops.node)': () =>

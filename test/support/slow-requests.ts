@@ -1,4 +1,5 @@
-import { connect } from 'node:net';
+import type { Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 
 // Requests written byte by byte on a raw socket: a body that drips, one shorter than its
 // `Content-Length`, a method `fetch` cannot send (TRACE). The answer is read as the server writes
@@ -112,4 +113,25 @@ export function rawRequest(request: RawRequest): Promise<RawAnswer> {
 /** `text` as one chunk of a chunked body. */
 function chunk(text: string): string {
   return `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+}
+
+/** A server listening on 127.0.0.1: its port, and `close()`, which ends its open connections too. */
+export interface LocalServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Starts `server` on a free port of 127.0.0.1 (a test's stalled requests are cut at `close()`). */
+export async function listenLocal(server: Server): Promise<LocalServer> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
 }

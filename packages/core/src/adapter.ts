@@ -28,8 +28,11 @@ export type {
   NodeResponse,
 } from './receiver/node-types.js';
 export {
+  bodyDeadline,
   handleNodeRequest,
   readNodeBody,
+  readWebBody,
+  type BodyDeadline,
   sendNodeResponse,
   type NodeRequestOptions,
 } from './receiver/request-body.js';

@@ -1,9 +1,8 @@
-import { isChurnRiskError } from '@churn-risk/core';
 import { readNodeBody, sendNodeResponse } from '@churn-risk/core/adapter';
 import { OpsError } from './ops-error.js';
 import type { OpsHandler, OpsNodeRequest } from './options.js';
 import { answerFor } from './responses.js';
-import { MAX_BODY_BYTES, tooLarge, tooSlow, type BodyText } from './retry-body.js';
+import { MAX_BODY_BYTES, readError, type BodyText } from './retry-body.js';
 
 /**
  * What the handler takes of a request besides the `Request` that `authorize` sees: its method
@@ -64,12 +63,7 @@ function nodeBody(req: OpsNodeRequest, timeoutMs: number): BodyText {
         await readNodeBody(req, { maxBytes: MAX_BODY_BYTES, timeoutMs }),
       );
     } catch (error) {
-      if (isChurnRiskError(error, 'DeliveryRejectedError')) {
-        throw error.code === 'REQUEST_TIMEOUT' ? tooSlow(timeoutMs) : tooLarge();
-      }
-      throw new OpsError('BAD_REQUEST', 400, 'The request body could not be read.', {
-        cause: error,
-      });
+      throw readError(error, timeoutMs);
     }
   };
 }

@@ -1,3 +1,5 @@
+import { isChurnRiskError } from '@churn-risk/core';
+import { readWebBody } from '@churn-risk/core/adapter';
 import { OpsError } from './ops-error.js';
 
 /** The largest body `POST api/retry` reads. */
@@ -15,45 +17,33 @@ export const tooSlow = (timeoutMs: number): OpsError =>
 export type BodyText = () => Promise<string>;
 
 /**
+ * The ops error of a failed body read: `413` past `MAX_BODY_BYTES`, `408` past `timeoutMs`,
+ * else `400` (the stream failed or closed early).
+ */
+export function readError(error: unknown, timeoutMs: number): OpsError {
+  if (isChurnRiskError(error, 'DeliveryRejectedError')) {
+    return error.code === 'REQUEST_TIMEOUT' ? tooSlow(timeoutMs) : tooLarge();
+  }
+  return new OpsError('BAD_REQUEST', 400, 'The request body could not be read.', { cause: error });
+}
+
+/**
  * The text of a Web `Request`'s body, read chunk by chunk: refused once it passes
  * `MAX_BODY_BYTES` (`413`), or when it is not whole within `timeoutMs` (`408`); the stream is
  * cancelled either way.
  */
 export async function readRequestText(request: Request, timeoutMs: number): Promise<string> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  if (request.body === null) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      reject(tooSlow(timeoutMs));
-    }, timeoutMs);
-  });
   try {
-    for (;;) {
-      const { done, value } = await Promise.race([reader.read(), late]);
-      if (done) break;
-      total += value.byteLength;
-      if (total > MAX_BODY_BYTES) throw tooLarge();
-      chunks.push(value);
-    }
+    const bytes = await readWebBody(
+      request.body,
+      request.headers.get('content-length'),
+      MAX_BODY_BYTES,
+      timeoutMs,
+    );
+    return new TextDecoder().decode(bytes);
   } catch (error) {
-    await reader.cancel().catch(() => undefined);
-    if (error instanceof OpsError) throw error;
-    throw new OpsError('BAD_REQUEST', 400, 'The request body could not be read.', { cause: error });
-  } finally {
-    clearTimeout(timer);
+    throw readError(error, timeoutMs);
   }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
 }
 
 /**
