@@ -32,7 +32,7 @@ export {
   handleNodeRequest,
   readNodeBody,
   readWebBody,
-  type BodyDeadline,
+  type BodyReadDeadline,
   sendNodeResponse,
   type NodeRequestOptions,
 } from './receiver/request-body.js';

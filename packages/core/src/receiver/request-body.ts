@@ -22,7 +22,7 @@ function startTimer(run: () => void, ms: number): () => void {
 }
 
 /** The deadline of one body's read (`bodyDeadline`). */
-export interface BodyDeadline {
+export interface BodyReadDeadline {
   /** `read`, or a rejection with `DeliveryRejectedError` `REQUEST_TIMEOUT` once the time is up. */
   race<T>(read: Promise<T>): Promise<T>;
   /** Clears the deadline (call it once the body is read, or its read failed). */
@@ -41,7 +41,7 @@ export interface BodyDeadline {
  *   deadline.stop();
  * }
  */
-export function bodyDeadline(timeoutMs: number): BodyDeadline {
+export function bodyDeadline(timeoutMs: number): BodyReadDeadline {
   let stop = (): void => undefined;
   const late = new Promise<never>((_resolve, reject) => {
     stop = startTimer(() => {
