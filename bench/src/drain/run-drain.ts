@@ -114,8 +114,8 @@ const DRAIN_CAP_MS = { quick: 30_000, full: 60_000 };
 const FULL: DrainSettings = {
   rounds: 4,
   // Redis drains 4,000 alerts in ~0.4 s, mostly before V8 has optimized a fresh process: BullMQ's
-  // own median moved between 8,800 and 10,500 alerts/s from one run to the next. 10,000 is ~0.8 s
-  // (bench/README "The Redis drain ahead of BullMQ's Worker").
+  // own median moved between 8,800 and 10,500 alerts/s from one run to the next. 10,000 is ~0.8 s,
+  // and steadier (measured 2026-11-27; see the history of bench/README.md).
   stored: { redis: 10_000, postgres: 3000 },
   alerts: 400,
   warmup: 25,

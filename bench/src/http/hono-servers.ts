@@ -62,18 +62,6 @@ export const HONO_SERVERS: Record<string, () => Promise<number>> = {
     });
     return listen(app);
   },
-  // Exploration (compare.ts, not in `pnpm bench http`): the receiver called by hand, no adapter.
-  'hono-hand-receiver': () => {
-    const receiver = createReceiver({ secret: SECRET });
-    receiver.on('churn_risk_alert', () => undefined);
-    const app = new Hono();
-    app.post(WEBHOOK_PATH, async (c) => {
-      const body = new Uint8Array(await c.req.arrayBuffer());
-      const result = await receiver.handle({ method: 'POST', headers: c.req.raw.headers, body });
-      return c.body(result.body, result.status as 202, result.headers);
-    });
-    return listen(app);
-  },
   'hono-ours': () => honoOurs({ createReceiver }, { createHandler }),
   // `--before=<git-ref>`: the same on the before build's core and adapter (lib/packages.ts).
   'hono-ours-before': async () =>

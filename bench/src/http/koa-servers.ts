@@ -82,20 +82,6 @@ export const KOA_SERVERS: Record<string, () => Promise<number>> = {
     });
     return listen(router);
   },
-  // Exploration (compare.ts, not in `pnpm bench http`): the receiver called by hand, no adapter.
-  'koa-hand-receiver': () => {
-    const receiver = createReceiver({ secret: SECRET });
-    receiver.on('churn_risk_alert', () => undefined);
-    const router = new Router();
-    router.post(WEBHOOK_PATH, async (ctx) => {
-      const body = await readBody(ctx.req);
-      const result = await receiver.handle({ method: 'POST', headers: ctx.headers, body });
-      ctx.status = result.status;
-      ctx.set(result.headers);
-      ctx.body = result.body;
-    });
-    return listen(router);
-  },
   'koa-ours': () => koaOurs({ createReceiver }, { createMiddleware }),
   // `--before=<git-ref>`: the same on the before build's core and adapter (lib/packages.ts).
   'koa-ours-before': async () =>

@@ -1,7 +1,7 @@
 /**
  * Measures HTTP servers of servers.ts side by side: each in its own child process, autocannon in
  * this one, rounds interleaved (every round starts with the next server), the server's CPU time
- * read through IPC around each round. Shared by `pnpm bench http` and `compare.ts`.
+ * read through IPC around each round. Shared by the benchmarks that load HTTP servers.
  */
 import { alertBody, signGithubHeaders, signHeaders, WEBHOOK_PATH } from '../lib/alert.js';
 import { startChild, type BenchChild } from '../lib/child.js';

@@ -19,7 +19,6 @@ import { webRequestListener } from '../../../test/support/web-bridge.js';
 import { SECRET, WEBHOOK_PATH } from '../lib/alert.js';
 import { rawBodyOfAnyType } from '../lib/fastify-raw-body.js';
 import { handVerified } from '../lib/hand-check.js';
-import { FASTIFY_VARIANTS } from './fastify-variants.js';
 import { HONO_SERVERS } from './hono-servers.js';
 import { KOA_SERVERS } from './koa-servers.js';
 
@@ -197,7 +196,6 @@ export const SERVERS: Record<string, () => Promise<number>> = {
   'node-ours-before': async () => nodeOurs(receiver(await beforeCore())),
   'next-ours-before': async () =>
     nextOurs(receiver(await beforeCore()), await importBefore('@churn-risk/next')),
-  ...FASTIFY_VARIANTS,
   ...HONO_SERVERS,
   ...KOA_SERVERS,
 };

@@ -18,17 +18,10 @@ const JOB_OPTIONS: JobsOptions = {
 };
 const DEDUPE_TTL_MS = 72 * HOUR_MS;
 
-/**
- * A BullMQ queue on `redisUrl` under `prefix`, and the route's work on it. `enableAutoPipelining`:
- * ioredis sends the commands of one event-loop turn in one write (an exploration, see servers.ts).
- */
-export function handBullmq(
-  redisUrl: string,
-  prefix: string,
-  enableAutoPipelining = false,
-): HandEnqueue {
+/** A BullMQ queue on `redisUrl` under `prefix`, and the route's work on it. */
+export function handBullmq(redisUrl: string, prefix: string): HandEnqueue {
   const { hostname, port } = new URL(redisUrl);
-  const connection = { host: hostname, port: Number(port), enableAutoPipelining };
+  const connection = { host: hostname, port: Number(port) };
   const queue = new Queue('alerts', { connection, prefix });
   return handEnqueue(async (alert, id) => {
     const jobId = randomUUID();

@@ -7,7 +7,6 @@
  */
 import { createReceiver, type Receiver } from '@churn-risk/core';
 import { createRedisQueue } from '@churn-risk/redis';
-import { Redis } from 'ioredis';
 import { SECRET } from '../lib/alert.js';
 import { importBefore, type PackageModules } from '../lib/packages.js';
 import {
@@ -27,25 +26,11 @@ export interface RedisTarget {
   prefix: string;
 }
 
-/**
- * A web process: accepts into Redis, runs no handlers. `autoPipelining`: the connection is an
- * ioredis instance made here with the accepting client's settings plus `enableAutoPipelining`.
- */
-function redisReceiver(
-  { url, prefix }: RedisTarget,
-  autoPipelining = false,
-  packages: RedisPackages = AFTER,
-): Receiver {
-  const connection = autoPipelining
-    ? new Redis(url, {
-        enableAutoPipelining: true,
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 1,
-      })
-    : url;
+/** A web process: accepts into Redis, runs no handlers. */
+function redisReceiver({ url, prefix }: RedisTarget, packages: RedisPackages = AFTER): Receiver {
   return packages.core.createReceiver({
     secret: SECRET,
-    queue: packages.redis.createRedisQueue({ connection, prefix }),
+    queue: packages.redis.createRedisQueue({ connection: url, prefix }),
     consume: false,
   });
 }
@@ -89,14 +74,10 @@ export const REDIS_SERVERS: Record<string, StoreServer> = {
   // `--before=<git-ref>`: the Redis-mode receivers on the before build's packages.
   'express-ours-redis-before': async (target) => {
     const packages = await beforePackages('express');
-    return expressReceiver(redisReceiver(target, false, packages), packages);
+    return expressReceiver(redisReceiver(target, packages), packages);
   },
   'fastify-ours-redis-before': async (target) => {
     const packages = await beforePackages('fastify');
-    return fastifyReceiver(redisReceiver(target, false, packages), packages);
+    return fastifyReceiver(redisReceiver(target, packages), packages);
   },
-  // Explorations, not in `pnpm bench redis`: both sides with ioredis auto-pipelining.
-  'fastify-hand-bullmq-autopipe': (target) =>
-    fastifyHand(handBullmq(target.url, target.prefix, true)),
-  'fastify-ours-redis-autopipe': (target) => fastifyReceiver(redisReceiver(target, true)),
 };

@@ -93,7 +93,8 @@ export function openConnections(connection: RedisConnection): Connections {
       ? connection
       : // Auto-pipelining (one write for the alerts of one event-loop turn) was measured and left
         // off: less CPU per delivery, but fewer deliveries per second and a slower answer at 32
-        // connections (bench/README "Redis mode").
+        // connections (`pnpm bench redis`, 2026-11-23; the
+        // measurement is in the history of bench/README.md).
         make({ enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   return {
     client,
