@@ -21,6 +21,7 @@ export {
   type CloudflareQueueOptions,
 } from './cloudflare-queue.js';
 export { createFailedStore, type FailedStore } from './d1-tables.js';
+export { resolveSecret } from './resolve-secret.js';
 export type {
   D1Database,
   D1Statement,

@@ -44,8 +44,15 @@ function notSet(names: readonly string[]): IntegrationError {
 }
 
 /**
- * The secret for this `env`: `source` itself, or what `source(env)` returns. Throws an
- * `IntegrationError` (500 `INTERNAL_ERROR`) that names the bindings read when there is none.
+ * The secret for this `env`: `source` itself, or what `source(env)` returns (a non-empty string,
+ * or a non-empty array of them while rotating). When there is none, throws an `IntegrationError`
+ * (code `INTERNAL_ERROR`, answered `500` so that the sender redelivers) whose message names the
+ * bindings `source` read and `npx wrangler secret put <NAME>`, never a value. `createWorker` and
+ * `createQueueWorker` call it; call it yourself where you build the receiver from `env`, as in a
+ * Hono app: `createHandler` of `@churn-risk/hono` answers the error as JSON and logs it.
+ *
+ * @example
+ * const secret = resolveSecret((env: Env) => env.CHURN_RISK_WEBHOOK_SECRET, c.env);
  */
 export function resolveSecret<Env>(source: Secret | ((env: Env) => unknown), env: Env): Secret {
   if (typeof source !== 'function') {

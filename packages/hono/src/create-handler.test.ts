@@ -1,4 +1,4 @@
-import { createReceiver, type Receiver } from '@churn-risk/core';
+import { createReceiver, IntegrationError, type Receiver } from '@churn-risk/core';
 import { createDurableQueue, createMemoryStore } from '@churn-risk/core/store';
 import { RAW_BODY_MISSING, rawBodyMissingResult } from '@churn-risk/core/adapter';
 import { serve, type ServerType } from '@hono/node-server';
@@ -393,5 +393,98 @@ describe('createHandler on @hono/node-server', () => {
     expect(ok.status).toBe(202);
     await receiver.drain({ timeoutMs: 5000 });
     expect(seen).toEqual([userIdOf(small)]);
+  });
+});
+
+describe('createHandler((c) => receiver): the receiver made from the request', () => {
+  /** An app whose receiver is made from `env.CHURN_RISK_WEBHOOK_SECRET`, as on Workers. */
+  function lazyApp(make: (secret: unknown) => Receiver): { app: Hono; made: () => number } {
+    let receiver: Receiver | undefined;
+    let made = 0;
+    const app = new Hono<{ Bindings: { CHURN_RISK_WEBHOOK_SECRET?: string } }>();
+    app.post(
+      PATH,
+      createHandler((c) => {
+        receiver ??= make(
+          (c.env as { CHURN_RISK_WEBHOOK_SECRET?: string }).CHURN_RISK_WEBHOOK_SECRET,
+        );
+        made += 1;
+        return receiver;
+      }),
+    );
+    return { app: app as unknown as Hono, made: () => made };
+  }
+
+  const errors: unknown[][] = [];
+  const realError = console.error;
+  afterEach(() => {
+    console.error = realError;
+    errors.length = 0;
+  });
+  const captureErrors = (): void => {
+    console.error = (...args: unknown[]) => void errors.push(args);
+  };
+
+  it('verifies and runs the handlers of the receiver the function returns, made once', async () => {
+    const seen: string[] = [];
+    const { app, made } = lazyApp((secret) => {
+      const receiver = createReceiver({ secret: secret as string, mode: 'sync' });
+      extraReceivers.push(receiver);
+      return receiver.on('churn_risk_alert', (alert) => void seen.push(alert.userId));
+    });
+    const env = { CHURN_RISK_WEBHOOK_SECRET: SECRET };
+    const [first, second] = [alertBody(), alertBody()];
+    expect((await app.request(post(first), {}, env)).status).toBe(202);
+    expect((await app.request(post(second), {}, env)).status).toBe(202);
+    expect(seen).toEqual([userIdOf(first), userIdOf(second)]);
+    expect(made()).toBe(2);
+  });
+
+  it('answers a missing secret 500 INTERNAL_ERROR in JSON, naming the variable and how to set it, and logs it', async () => {
+    captureErrors();
+    const { app } = lazyApp((secret) => createReceiver({ secret: secret as string }));
+    const body = alertBody();
+    const response = await app.request(post(body), {}, {});
+    expect(response.status).toBe(500);
+    expect(response.headers.get('content-type')).toContain('application/json');
+    const { error } = (await response.json()) as ErrorBody;
+    expect(error.code).toBe('INTERNAL_ERROR');
+    expect(error.message).toContain('could not create its churn-risk receiver');
+    expect(error.message).toContain('webhook secret is required');
+    expect(error.message).toContain('npx wrangler secret put CHURN_RISK_WEBHOOK_SECRET');
+    expect(error.message).toContain('process environment');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.[0]).toBe(error.message);
+    expect(errors[0]?.[1]).toMatchObject({ code: 'INTERNAL_ERROR' });
+  });
+
+  it('answers an IntegrationError (as resolveSecret of @churn-risk/cloudflare throws) as it is', async () => {
+    captureErrors();
+    const message =
+      'The webhook secret is not set: secret(env) returned no non-empty string (it read ' +
+      'env.WEBHOOK_KEY). Set it with npx wrangler secret put WEBHOOK_KEY (or in .dev.vars locally)';
+    const { app } = lazyApp(() => {
+      throw new IntegrationError('INTERNAL_ERROR', message);
+    });
+    const response = await app.request(post(alertBody()), {}, {});
+    expect(response.status).toBe(500);
+    expect((await response.json()) as ErrorBody).toEqual({
+      error: { code: 'INTERNAL_ERROR', message },
+    });
+    expect(errors).toEqual([[message, { code: 'INTERNAL_ERROR' }]]);
+  });
+
+  it("answers the user's own failure 500 INTERNAL_ERROR without its message", async () => {
+    captureErrors();
+    const { app } = lazyApp(() => {
+      throw new Error('db password hunter2 rejected');
+    });
+    const response = await app.request(post(alertBody()), {}, {});
+    expect(response.status).toBe(500);
+    const { error } = (await response.json()) as ErrorBody;
+    expect(error).toEqual({
+      code: 'INTERNAL_ERROR',
+      message: 'The handler could not create its churn-risk receiver.',
+    });
   });
 });

@@ -1,6 +1,11 @@
-import { type Receiver } from '@churn-risk/core';
+import { IntegrationError, type Receiver } from '@churn-risk/core';
 import { refuseUnknownOptions } from '@churn-risk/core/store';
-import { rawBodyMissingError, type ReceiverResult, type WaitUntil } from '@churn-risk/core/adapter';
+import {
+  errorResponse,
+  rawBodyMissingError,
+  type ReceiverResult,
+  type WaitUntil,
+} from '@churn-risk/core/adapter';
 import type { Context, Handler } from 'hono';
 import { executionContextWaitUntil } from './keep-alive.js';
 import { bodyTaken, rawBodyOf, STREAM } from './raw-body.js';
@@ -70,6 +75,42 @@ async function handlePost(
 }
 
 /**
+ * Where the handler gets its receiver: the receiver itself, or a function that returns it for a
+ * request (made on the first one and kept: on Cloudflare Workers the secret is in `c.env`).
+ */
+export type HonoReceiverSource = Receiver | ((c: Context) => Receiver);
+
+/**
+ * The failure of a receiver function as the handler answers and logs it: an `IntegrationError`
+ * as it is (`resolveSecret` of `@churn-risk/cloudflare` names the binding and `wrangler secret
+ * put`), a `TypeError` (what `createReceiver` throws for a missing secret or a bad option; it
+ * describes options, never their values) with its message and how to set the secret, anything
+ * else (the user's own code) without its message.
+ */
+function receiverFailure(error: unknown): IntegrationError {
+  if (error instanceof IntegrationError) return error;
+  const detail = error instanceof TypeError ? ` ${error.message}` : '';
+  const fix = /secret/i.test(detail)
+    ? ' Set the environment variable your code reads the secret from (CHURN_RISK_WEBHOOK_SECRET ' +
+      'in the guides): on Cloudflare Workers with npx wrangler secret put ' +
+      'CHURN_RISK_WEBHOOK_SECRET (or in .dev.vars locally), elsewhere in the process environment.'
+    : '';
+  return new IntegrationError(
+    'INTERNAL_ERROR',
+    `The handler could not create its churn-risk receiver.${detail}${fix}`,
+    { cause: error },
+  );
+}
+
+/** Logs a receiver function's failure as the receiver logs its own 5xx, and answers it. */
+function answerFailure(error: unknown): Response {
+  const failure = receiverFailure(error);
+  const fields = failure === error ? { code: failure.code } : { code: failure.code, err: error };
+  console.error(failure.message, fields);
+  return toResponse(errorResponse(failure));
+}
+
+/**
  * Creates a Hono handler that hands churn-risk webhook deliveries to `receiver` and answers with
  * its status, headers and JSON body. The receiver gets the body's raw bytes, never more than
  * `maxBodyBytes` read: a body framed by a `Content-Length` within the limit is read whole with
@@ -80,13 +121,31 @@ async function handlePost(
  * Mount it with `app.post(path, ...)`, or `app.all(path, ...)` to answer other methods `405`.
  * An unknown options key is a `TypeError` that names it and the closest known key.
  *
+ * `source` is the receiver, or a function of the request's context that returns it (where the
+ * secret is known only at the request: `c.env` on Cloudflare Workers). The function is called on
+ * every request, so keep the receiver it makes (`receiver ??= ...`). When it throws, the answer is
+ * `500` `{"error":{"code":"INTERNAL_ERROR","message":...}}` and the message is logged with
+ * `console.error`: an `IntegrationError` as it is (`resolveSecret` of `@churn-risk/cloudflare`
+ * names the unset binding and `wrangler secret put`), a `TypeError` of `createReceiver` (a missing
+ * secret, a bad option) with its message and, for the secret, how to set it; never a value.
+ *
  * @example
  * app.post('/webhooks/churn-risk', createHandler(receiver));
+ * app.post('/webhooks/churn-risk', createHandler((c) => receiverFor(c.env)));
  */
-export function createHandler(receiver: Receiver, options: HonoHandlerOptions = {}): Handler {
+export function createHandler(
+  source: HonoReceiverSource,
+  options: HonoHandlerOptions = {},
+): Handler {
   refuseUnknownOptions('createHandler', options, OPTION_KEYS);
   const keepAlive = options.waitUntil ?? executionContextWaitUntil;
   return async (c) => {
+    let receiver: Receiver;
+    try {
+      receiver = typeof source === 'function' ? source(c) : source;
+    } catch (error) {
+      return answerFailure(error);
+    }
     let waitUntil: WaitUntil | undefined;
     try {
       waitUntil = keepAlive(c);

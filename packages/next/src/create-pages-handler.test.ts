@@ -228,3 +228,36 @@ describe('createPagesHandler', () => {
     expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
   });
 });
+
+describe('createPagesHandler(() => receiver): made at the request', () => {
+  it('serves the receiver the function returns, and answers a missing secret 500 INTERNAL_ERROR in JSON naming how to set it', async () => {
+    const { receiver, seen } = receiverWithLog();
+    const delivery = createTestDelivery(alert('pages_lazy'), { secret: SECRET });
+    const served = createPagesHandler(() => receiver) as unknown as (
+      req: IncomingMessage,
+      res: ServerResponse,
+    ) => void;
+    const ok = await serveOnce(served, { headers: delivery.headers, body: delivery.body });
+    expect(ok.status).toBe(202);
+    await receiver.drain({ timeoutMs: 5000 });
+    expect(seen).toEqual(['pages_lazy']);
+
+    const realError = console.error;
+    const logged: unknown[][] = [];
+    console.error = (...args: unknown[]) => void logged.push(args);
+    try {
+      const unset = createPagesHandler(() =>
+        createReceiver({ secret: process.env.CHURN_RISK_TEST_UNSET_SECRET as string }),
+      ) as unknown as (req: IncomingMessage, res: ServerResponse) => void;
+      const answer = await serveOnce(unset, { headers: delivery.headers, body: delivery.body });
+      expect(answer.status).toBe(500);
+      const { error } = JSON.parse(answer.body) as { error: { code: string; message: string } };
+      expect(error.code).toBe('INTERNAL_ERROR');
+      expect(error.message).toContain('webhook secret is required');
+      expect(error.message).toContain('CHURN_RISK_WEBHOOK_SECRET');
+      expect(logged).toHaveLength(1);
+    } finally {
+      console.error = realError;
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextApiRequest, NextApiResponse } from 'next';
 import { errorResponse, handleNodeRequest, sendNodeResponse } from '@churn-risk/core/adapter';
+import { receiverOf, type NextReceiverSource } from './receiver-source.js';
 import { checkHandlerOptions, type NextHandlerOptions, type NextReceiver } from './types.js';
 
 /** A Pages Router API route handler (`pages/api/...`). */
@@ -21,21 +22,32 @@ type PagesRequest = IncomingMessage & { body?: unknown };
  * `node:http` server. Pages API routes have no `after()`: the alert's processing runs in-process
  * after the answer unless `options.waitUntil` is given; use `mode: 'sync'` where the platform may
  * stop the function once the answer is sent. An unknown options key is a `TypeError` that names
- * it and the closest known key.
+ * it and the closest known key. `source` may be a function that returns the receiver, called on
+ * each request, as for `createRouteHandler`: a throw from it is answered `500 INTERNAL_ERROR`, logged.
  */
 export function createPagesHandler(
-  receiver: NextReceiver,
+  source: NextReceiverSource,
   options: NextHandlerOptions = {},
 ): PagesHandler {
   checkHandlerOptions('createPagesHandler', options);
   // A `NextReceiver` may lack `refuse` (a test double): refusals are then answered as they are.
-  const target = {
+  const targetOf = (receiver: NextReceiver) => ({
     handle: (request: Parameters<NextReceiver['handle']>[0]) => receiver.handle(request),
     refuse: (error: unknown) => receiver.refuse?.(error) ?? errorResponse(error),
     maxBodyBytes: receiver.maxBodyBytes,
     bodyTimeoutMs: receiver.bodyTimeoutMs,
-  };
+  });
+  const fixed = typeof source === 'function' ? undefined : targetOf(source);
   return async (req: PagesRequest, res: ServerResponse) => {
+    let target = fixed;
+    if (target === undefined) {
+      const made = receiverOf(source);
+      if ('failed' in made) {
+        sendNodeResponse(res, made.failed);
+        return;
+      }
+      target = targetOf(made.receiver);
+    }
     // Next's body parser ran when `req.body` is set: the signed bytes are gone. `waitUntil` is
     // called before the alert is accepted; if it throws, nothing is.
     const result = await handleNodeRequest(target, req, {

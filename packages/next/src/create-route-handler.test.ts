@@ -121,3 +121,70 @@ describe('createRouteHandler outside a Next request scope', () => {
     await receiver.close();
   });
 });
+
+describe('createRouteHandler(() => receiver): made at the request', () => {
+  it('makes nothing when the route is created, then serves the receiver the function returns', async () => {
+    let made = 0;
+    let receiver: ReturnType<typeof createReceiver> | undefined;
+    const seen: string[] = [];
+    const POST = createRouteHandler(() => {
+      made += 1;
+      receiver ??= createReceiver({ secret: SECRET, mode: 'sync' }).on('churn_risk_alert', (a) => {
+        seen.push(a.userId);
+      });
+      return receiver;
+    });
+    expect(made).toBe(0);
+    const response = await POST(post(createTestDelivery(alert('route_lazy'), { secret: SECRET })));
+    expect(response.status).toBe(202);
+    expect(seen).toEqual(['route_lazy']);
+    expect(made).toBe(1);
+  });
+
+  it('answers a missing secret 500 INTERNAL_ERROR in JSON, naming the variable and how to set it, and logs it', async () => {
+    const logged: unknown[][] = [];
+    const realError = console.error;
+    console.error = (...args: unknown[]) => void logged.push(args);
+    try {
+      const env: Record<string, string | undefined> = {};
+      const POST = createRouteHandler(() =>
+        createReceiver({ secret: env.CHURN_RISK_WEBHOOK_SECRET as string }),
+      );
+      const response = await POST(
+        post(createTestDelivery(alert('route_unset'), { secret: SECRET })),
+      );
+      expect(response.status).toBe(500);
+      expect(response.headers.get('content-type')).toContain('application/json');
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe('INTERNAL_ERROR');
+      expect(error.message).toContain('could not create its churn-risk receiver');
+      expect(error.message).toContain('webhook secret is required');
+      expect(error.message).toContain('CHURN_RISK_WEBHOOK_SECRET');
+      expect(error.message).toContain('Environment Variables');
+      expect(logged).toHaveLength(1);
+      expect(logged[0]?.[0]).toBe(error.message);
+    } finally {
+      console.error = realError;
+    }
+  });
+
+  it("answers the app's own failure 500 INTERNAL_ERROR without its message", async () => {
+    const realError = console.error;
+    console.error = () => undefined;
+    try {
+      const POST = createRouteHandler(() => {
+        throw new Error('postgres://app:hunter2@db refused');
+      });
+      const response = await POST(post(createTestDelivery(alert('route_own'), { secret: SECRET })));
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({
+        error: {
+          code: 'INTERNAL_ERROR',
+          message: 'The route could not create its churn-risk receiver.',
+        },
+      });
+    } finally {
+      console.error = realError;
+    }
+  });
+});

@@ -9,6 +9,7 @@ export {
   type PagesHandler,
 } from './create-pages-handler.js';
 export type { NextHandlerOptions, NextReceiver, WaitUntil } from './types.js';
+export type { NextReceiverSource } from './receiver-source.js';
 export {
   createSweepHandler,
   type SweepHandlerOptions,
