@@ -28,11 +28,9 @@ export type {
   NodeResponse,
 } from './receiver/node-types.js';
 export {
-  bodyDeadline,
   handleNodeRequest,
   readNodeBody,
   readWebBody,
-  type BodyReadDeadline,
   sendNodeResponse,
   type NodeRequestOptions,
 } from './receiver/request-body.js';

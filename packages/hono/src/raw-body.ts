@@ -1,4 +1,4 @@
-import { bodyDeadline } from '@churn-risk/core/adapter';
+import { requestTimeout } from '@churn-risk/core/adapter';
 import type { Context } from 'hono';
 
 /**
@@ -68,16 +68,21 @@ export async function rawBodyOf(
   if (req.raw.bodyUsed) return undefined;
   const length = framedLength(req.raw.headers);
   if (length === undefined || length > maxBytes) return STREAM;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   // A sender that stops short of its `Content-Length` would hold the read (and the connection)
   // for as long as the server lets it: the read is bounded by `timeoutMs`, as the stream's is.
-  const deadline = bodyDeadline(timeoutMs);
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(requestTimeout(timeoutMs));
+    }, timeoutMs);
+  });
   try {
-    return new Uint8Array(await deadline.race(req.arrayBuffer()));
+    return new Uint8Array(await Promise.race([req.arrayBuffer(), late]));
   } catch (error) {
     if (bodyTaken(req.raw) && !isTimeout(error)) return undefined; // a middleware holds the stream
     throw error;
   } finally {
-    deadline.stop();
+    clearTimeout(timer);
   }
 }
 

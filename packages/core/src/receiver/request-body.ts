@@ -21,42 +21,6 @@ function startTimer(run: () => void, ms: number): () => void {
   };
 }
 
-/** The deadline of one body's read (`bodyDeadline`). */
-export interface BodyReadDeadline {
-  /** `read`, or a rejection with `DeliveryRejectedError` `REQUEST_TIMEOUT` once the time is up. */
-  race<T>(read: Promise<T>): Promise<T>;
-  /** Clears the deadline (call it once the body is read, or its read failed). */
-  stop(): void;
-}
-
-/**
- * A deadline of `timeoutMs` from now for reading one body, for adapters that read a body their
- * own way (several reads of a stream, or one `arrayBuffer()`): each read is raced against it.
- *
- * @example
- * const deadline = bodyDeadline(receiver.bodyTimeoutMs);
- * try {
- *   body = new Uint8Array(await deadline.race(request.arrayBuffer()));
- * } finally {
- *   deadline.stop();
- * }
- */
-export function bodyDeadline(timeoutMs: number): BodyReadDeadline {
-  let stop = (): void => undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    stop = startTimer(() => {
-      reject(requestTimeout(timeoutMs));
-    }, timeoutMs);
-  });
-  late.catch(() => undefined); // it rejects a read racing it; between reads it is not unhandled
-  return {
-    race: (read) => Promise.race([read, late]),
-    stop: () => {
-      stop();
-    },
-  };
-}
-
 /**
  * The declared `Content-Length`, when it is a plain decimal number; `undefined` otherwise (the
  * limit is then enforced while reading).
@@ -116,10 +80,15 @@ export async function readWebBody(
   if (stream === null) return new Uint8Array(0);
   const reader = stream.getReader();
   const collector = new ByteCollector(maxBytes);
-  const deadline = bodyDeadline(timeoutMs);
+  let stop = (): void => undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    stop = startTimer(() => {
+      reject(requestTimeout(timeoutMs));
+    }, timeoutMs);
+  });
   try {
     for (;;) {
-      const { done, value } = await deadline.race(reader.read());
+      const { done, value } = await Promise.race([reader.read(), late]);
       if (done) break;
       collector.push(value);
     }
@@ -127,7 +96,7 @@ export async function readWebBody(
     reader.cancel().catch(() => undefined);
     throw error;
   } finally {
-    deadline.stop();
+    stop();
   }
   return collector.bytes();
 }

@@ -103,50 +103,42 @@ export class DynamoFailedTable {
   }
 
   /**
-   * Claims failed alert `id` for a retry, in one conditional write: only while the item exists,
-   * is live, and no other retry's claim holds it (`retryClaimUntil`), so that retries at once, in
-   * any processes, send it once. Resolves with the alert, or undefined when another retry has it
-   * (or it is gone). `release` gives the claim up (a failed send); `remove` ends it.
+   * Claims failed alert `id` for a retry, in one conditional write: true only while the item
+   * exists and no other retry's claim holds it (`retryBy`, a time in ms), so that retries at once,
+   * in any processes, send it once. A claim lapses after a minute: a retry whose send failed, or
+   * whose process died before `remove`, leaves the alert to be retried again then (sent twice,
+   * never lost). An item is never changed once written (a new failure is a new item), so the
+   * record listed before the claim is the one claimed.
    */
-  async claim(id: string): Promise<AlertRecord<'failed'> | undefined> {
+  async claim(id: string): Promise<boolean> {
     const now = Date.now();
     try {
-      const { Attributes } = await this.#aws.ddb<{ Attributes?: Item }>('UpdateItem', {
+      await this.#aws.ddb('UpdateItem', {
         TableName: this.#table,
-        Key: { pk: this.#pk, sk: { S: id } },
-        UpdateExpression: 'SET retryClaimUntil = :until',
-        ConditionExpression:
-          'attribute_exists(sk) AND expiresAt > :nowSeconds AND ' +
-          '(attribute_not_exists(retryClaimUntil) OR retryClaimUntil <= :now)',
+        Key: this.#key(id),
+        UpdateExpression: 'SET retryBy = :until',
+        ConditionExpression: 'attribute_exists(sk) AND NOT retryBy > :now',
         ExpressionAttributeValues: {
           ':until': { N: String(now + CLAIM_MS) },
           ':now': { N: String(now) },
-          ':nowSeconds': { N: String(epochSeconds(now)) },
         },
-        ReturnValues: 'ALL_NEW',
       });
-      return Attributes === undefined ? undefined : failedRecord(Attributes);
+      return true;
     } catch (error) {
-      if (isConditionFailed(error)) return undefined;
+      if (isConditionFailed(error)) return false;
       throw error;
     }
-  }
-
-  /** Gives up the claim of a retry of failed alert `id` (its send failed). */
-  release(id: string): Promise<unknown> {
-    return this.#aws.ddb('UpdateItem', {
-      TableName: this.#table,
-      Key: { pk: this.#pk, sk: { S: id } },
-      UpdateExpression: 'REMOVE retryClaimUntil',
-      ConditionExpression: 'attribute_exists(sk)',
-    });
   }
 
   /** Deletes failed alert `id`. */
   remove(id: string): Promise<unknown> {
     return this.#aws.ddb('DeleteItem', {
       TableName: this.#table,
-      Key: { pk: this.#pk, sk: { S: id } },
+      Key: this.#key(id),
     });
+  }
+
+  #key(id: string): { pk: { S: string }; sk: { S: string } } {
+    return { pk: this.#pk, sk: { S: id } };
   }
 }

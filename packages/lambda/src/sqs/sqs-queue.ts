@@ -268,7 +268,7 @@ class SqsQueueMode implements SqsQueue {
 
   async retry(id: string): Promise<void> {
     const [found] = await this.#failed.all(id);
-    if (found === undefined || !(await this.#resend(found.jobId))) {
+    if (found === undefined || !(await this.#resend(found))) {
       throw new TypeError(`No failed alert has the id ${id}.`);
     }
   }
@@ -276,27 +276,21 @@ class SqsQueueMode implements SqsQueue {
   async retryAll(): Promise<number> {
     // The items now (a snapshot): an alert that fails again is a new item, not in it.
     let retried = 0;
-    for (const { jobId } of await this.#failed.all()) if (await this.#resend(jobId)) retried++;
+    for (const failed of await this.#failed.all()) if (await this.#resend(failed)) retried++;
     return retried;
   }
 
   /**
-   * Sends failed alert `id` back to the queue, once: the item is claimed first, in one
+   * Sends failed alert `failed` back to the queue, once: the item is claimed first, in one
    * conditional write, so that retries at once in any processes send it once; the others skip it
-   * (false). Then it is sent, then the item is deleted. A failed send gives the claim up; a claim
-   * whose process died before it deleted the item expires after a minute, and the alert can be
+   * (false). Then it is sent, then the item is deleted. The claim of a send that failed, or of a
+   * process that died before it deleted the item, lapses after a minute, and the alert can be
    * retried again (sent twice if the send had gone through, never lost).
    */
-  async #resend(id: string): Promise<boolean> {
-    const claimed = await this.#failed.claim(id);
-    if (claimed === undefined) return false;
-    const { jobId, tries: _tries, succeeded, error: _error, failedAt: _at, ...entry } = claimed;
-    try {
-      await this.#send(messageOf(entry, 0, succeeded), 0);
-    } catch (error) {
-      await this.#failed.release(jobId).catch(() => undefined);
-      throw error;
-    }
+  async #resend(failed: AlertRecord<'failed'>): Promise<boolean> {
+    if (!(await this.#failed.claim(failed.jobId))) return false;
+    const { jobId, tries: _tries, succeeded, error: _error, failedAt: _at, ...entry } = failed;
+    await this.#send(messageOf(entry, 0, succeeded), 0);
     await this.#failed.remove(jobId);
     return true;
   }
