@@ -5,7 +5,7 @@ import { createOpsHandler } from '../../packages/ops/src/index.js';
 import { authorize, bodyOf, postRetry } from '../../packages/ops/test/client.js';
 import { makeAlert, until } from '../../packages/ops/test/fixture.js';
 import type { OpsBackend } from '../../packages/ops/test/api-suite.js';
-import { postgresBackend, redisBackend } from './stores.js';
+import { postgresBackend, redisBackend, started } from './stores.js';
 
 // Many retry-alls at once through the operations page, over a real redis-server and a real
 // PostgreSQL cluster: thousands of failed alerts, 50 `POST api/retry {"all":true}` at once while
@@ -27,11 +27,6 @@ afterAll(async () => {
   postgres?.cleanup();
   for (const result of results) if (result.status === 'rejected') throw result.reason;
 });
-
-const started = <T>(value: T | undefined): T => {
-  if (value === undefined) throw new Error('the server has not started');
-  return value;
-};
 
 /** `count` alerts delivered and failed on `backend` (each after its one try). */
 async function failedAlerts(backend: OpsBackend, count: number): Promise<string[]> {

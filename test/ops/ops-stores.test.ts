@@ -3,7 +3,7 @@ import { startRedisServer, type RedisServer } from '@churn-risk/redis/testing';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll } from 'vitest';
 import { opsApiSuite } from '../../packages/ops/test/api-suite.js';
-import { d1Backend, d1Databases, postgresBackend, redisBackend } from './stores.js';
+import { d1Backend, d1Databases, postgresBackend, redisBackend, started } from './stores.js';
 
 // The operations API and page over real stores: a redis-server and a PostgreSQL cluster of this
 // file's own, and D1 in workerd (miniflare).
@@ -29,11 +29,6 @@ afterAll(async () => {
   postgres?.cleanup();
   for (const result of results) if (result.status === 'rejected') throw result.reason;
 });
-
-const started = <T>(value: T | undefined): T => {
-  if (value === undefined) throw new Error('the server has not started');
-  return value;
-};
 
 opsApiSuite('Redis', () => Promise.resolve(redisBackend(started(redis).url)));
 opsApiSuite('Postgres', () => Promise.resolve(postgresBackend(started(postgres).url)));

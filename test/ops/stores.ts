@@ -11,6 +11,12 @@ import { MemoryQueues } from '../../packages/cloudflare/src/memory-queues.test-u
 // The back ends of the operations page's tests, each with a receiver that fails alerts on it:
 // Redis and Postgres (servers this file's suite started), D1 (miniflare) with Queues in memory.
 
+/** `value`, once the server that gives it has started (a suite's `beforeAll`). */
+export const started = <T>(value: T | undefined): T => {
+  if (value === undefined) throw new Error('the server has not started');
+  return value;
+};
+
 let namespace = 0;
 const fresh = (): string => `ops_${String(process.pid)}_${String(++namespace)}`;
 
