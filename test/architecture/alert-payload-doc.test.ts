@@ -11,11 +11,11 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const HEADING = "## The alert's payload";
 
-/** The rows of the first table under `HEADING` in docs/handlers.md, as arrays of cells. */
+/** The rows of the first table under `HEADING` in the core README, as arrays of cells. */
 function payloadTable(): string[][] {
-  const text = readFileSync(join(ROOT, 'docs', 'handlers.md'), 'utf8');
+  const text = readFileSync(join(ROOT, 'packages', 'core', 'README.md'), 'utf8');
   const start = text.indexOf(`\n${HEADING}\n`);
-  expect(start, `docs/handlers.md has a section "${HEADING}"`).toBeGreaterThan(-1);
+  expect(start, `the core README has a section "${HEADING}"`).toBeGreaterThan(-1);
   const section = text.slice(start + HEADING.length + 2).split('\n## ')[0] ?? '';
   const lines = section.split('\n');
   const first = lines.findIndex((line) => line.startsWith('|'));
@@ -33,7 +33,7 @@ function payloadTable(): string[][] {
   return rows.slice(2);
 }
 
-describe("docs/handlers.md: The alert's payload", () => {
+describe("the core README: The alert's payload", () => {
   it("names exactly the schema's fields, in the schema's order", () => {
     const documented = payloadTable().map(([field]) => field?.replace(/^`|`$/g, ''));
     expect(documented).toEqual(Object.keys(churnRiskAlertSchema.shape));
