@@ -22,6 +22,8 @@ export {
   type QueueCounts,
   type StoreAcceptOptions,
   type TakeOptions,
+  type UserOrderKey,
+  userOrderKey,
 } from './processing/durable/alert-store.js';
 export {
   createDurableQueue,
@@ -32,8 +34,11 @@ export {
 export { createMemoryStore, type MemoryStoreOptions } from './processing/durable/memory-store.js';
 export {
   createPushQueue,
+  type PushOrder,
   type PushQueue,
   type PushQueueOptions,
+  type PushSendOptions,
+  type PushVerdict,
 } from './processing/durable/push-queue.js';
 export { withTimeout } from './processing/durable/queue-base.js';
 export { RENAMED_OPTIONS, refuseUnknownOptions } from './options/known-options.js';

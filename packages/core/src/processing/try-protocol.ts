@@ -368,6 +368,7 @@ function applyVerdict<S extends TriesSoFar>(
  */
 export class TryRunner implements AlertProcessor {
   readonly concurrency: number;
+  order: 'none' | 'per-user' = 'none';
   readonly #registry: HandlerRegistry;
   readonly #retry: RetryPolicy;
   readonly #counts: { failed: number };

@@ -33,6 +33,12 @@ export type AcceptedAlert = Exclude<AcceptResult, string>;
 export interface AlertProcessor {
   /** Alerts one process runs at once: the receiver's `concurrency` option. */
   readonly concurrency: number;
+  /**
+   * The receiver's `order` option: `'per-user'` runs the alerts of one user one at a time, oldest
+   * `triggeredAt` first, across every process sharing the queue's store; `'none'` (the default)
+   * runs them as they come.
+   */
+  readonly order: 'none' | 'per-user';
   /** What the tries of `entry` need, with the handlers registered now. */
   input(entry: AlertRecord<'accepted'>): TryInput;
   /** The receiver's logger, for what a queue has to say beyond an alert's tries. */

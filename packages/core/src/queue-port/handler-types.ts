@@ -136,6 +136,12 @@ export type AlertRecord<Stage extends 'accepted' | 'taken' | 'delivered' | 'fail
          * core's writes clears it (that stall record, or any verdict); `retry(id)` clears it.
          */
         readonly lapsed: boolean;
+        /**
+         * A take in order per user (`TakeOptions.perUser`) only: the newest `triggeredAt`
+         * accepted for the alert's user (ms since the epoch), which core compares with the
+         * alert's own to tell whether it is superseded (`context.supersededBy`).
+         */
+        readonly newest?: number;
       }
     : Stage extends 'delivered'
       ? {

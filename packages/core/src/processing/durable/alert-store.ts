@@ -9,6 +9,26 @@ export interface StoreAcceptOptions {
    * runs it in the invocation that accepted it. Among alerts stored so, the newest goes first.
    */
   first?: boolean;
+  /**
+   * Set when the receiver runs alerts in order per user (`order: 'per-user'`): the alert's user
+   * and time, which the store keeps with the alert (a take in order picks by them), and the
+   * newest time accepted for that user, which the store keeps for `dedupeTtlMs` after each
+   * acceptance (a taken alert's `newest`). A duplicate changes nothing.
+   */
+  order?: UserOrderKey;
+}
+
+/** Whom an alert is about and when, for the order per user (`order: 'per-user'`). */
+export interface UserOrderKey {
+  /** The alert's `userId`. */
+  readonly user: string;
+  /** The alert's `triggeredAt`, in milliseconds since the epoch. */
+  readonly at: number;
+}
+
+/** The order key of an accepted alert: its `userId`, and its `triggeredAt` in ms. */
+export function userOrderKey(entry: AlertRecord<'accepted'>): UserOrderKey {
+  return { user: entry.alert.userId, at: Date.parse(entry.alert.triggeredAt) };
 }
 
 /** How a taker asks for an alert: its lease token, and how long the lease lasts. */
@@ -22,6 +42,21 @@ export interface TakeOptions {
    * woken may wait a short while for work first.
    */
   wait?: boolean;
+  /**
+   * Take in order per user (`order: 'per-user'`; the alerts were accepted with `order`). A user
+   * is *held* from the take of one of its alerts until that alert completes or fails for good:
+   * a retry waiting for its delay and an alert put back by `reclaimExpired` still hold it. Such a
+   * take, in one atomic step with the hold:
+   * - takes the alert that holds its user once it is due again (a retry, a takeover), and no other
+   *   alert of a held user, whoever asks;
+   * - of a user not held, takes only the alert with the oldest `at` among the user's waiting
+   *   alerts (ties: the first accepted), and holds the user by it;
+   * - answers, in the taken record's `newest`, the newest `at` accepted for the user within
+   *   `dedupeTtlMs` (the taken alert's own at least).
+   * `complete` and `fail` release the user; `retry(id)` and `retryAll()` of a failed alert put it
+   * back as a waiting alert like any other (it holds nothing until taken).
+   */
+  perUser?: boolean;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { AlertQueue, AlertRecord, QueueHealth } from '../../queue-port/aler
 import { integerOption } from '../../options/integer-option.js';
 import { runStoredTry } from '../try-protocol.js';
 import type { TryVerdict } from '../../queue-port/try-types.js';
-import type { AlertVerdict } from './alert-store.js';
+import type { AlertVerdict, UserOrderKey } from './alert-store.js';
 import { DurableQueueBase } from './queue-base.js';
 
 /** Options of `createPushQueue`: the producer side of a platform queue. */
@@ -15,7 +15,16 @@ export interface PushQueueOptions {
    * `'duplicate'` when a shared identity store (D1) says it was seen. A rejection (or no answer
    * within `enqueueTimeoutMs`) is answered `503 OVERLOADED`, and nothing is claimed.
    */
-  send(entry: AlertRecord<'accepted'>): Promise<'accepted' | 'duplicate'>;
+  send(
+    entry: AlertRecord<'accepted'>,
+    options?: PushSendOptions,
+  ): Promise<'accepted' | 'duplicate'>;
+  /**
+   * The order per user on this platform (`createReceiver({ order: 'per-user' })`): a shared table
+   * (a D1 row, a conditional DynamoDB write) that holds a user for one alert at a time. Required
+   * by a receiver in order per user; the receiver refuses to start without it.
+   */
+  order?: PushOrder;
   /** Whether the platform queue answers (for `receiver.health()`). */
   health?(): Promise<QueueHealth>;
   /** Longest wait for `send`; beyond it the answer is `503`. Default 2,000. */
@@ -23,6 +32,48 @@ export interface PushQueueOptions {
   /** Redeliveries without a verdict after which the alert is failed without a try. Default 3. */
   maxStalls?: number;
 }
+
+/** How `send` stores an alert. */
+export interface PushSendOptions {
+  /**
+   * Set in order per user: the alert's user and time. The sender records the alert in the
+   * user's line (with its identity, in the same write) and the newest time accepted for the user,
+   * kept for `dedupeTtlMs` like identities.
+   */
+  order?: UserOrderKey;
+}
+
+/**
+ * What order per user needs of a push platform (SQS, Cloudflare Queues), where the platform
+ * hands out messages and core cannot pick which: before a try, the consumer holds the message's
+ * user in a shared table, or sends the message back to wait.
+ */
+export interface PushOrder {
+  /**
+   * Before a try of `message` (`key` is its user and time): holds the user for this alert, in one
+   * conditional write, when it may start now: no other alert holds the user, and no alert of the
+   * user recorded by `send` and not yet done is older (or this alert already holds the user: a
+   * retry or a redelivery). Resolves `{ newest }`, the newest time accepted for the user, when it
+   * holds; `{ waitMs }` when the alert must wait (it goes back to the platform queue for that
+   * long, with no try counted).
+   */
+  claim(
+    message: AlertRecord<'delivered'>,
+    key: UserOrderKey,
+  ): Promise<{ readonly newest: number } | { readonly waitMs: number }>;
+  /**
+   * After a `completed` or `failed` verdict was applied: the alert is done in the user's line and
+   * releases the user. A `retry` keeps the hold (the next try's `claim` finds the alert holding).
+   */
+  release(message: AlertRecord<'delivered'>, key: UserOrderKey): Promise<void>;
+}
+
+/**
+ * What a push queue's `apply` gets: a try's verdict, or, in order per user, `postponed`: no try
+ * ran (the user is held by another alert, or an older alert of the user waits); the message goes
+ * back to the platform queue for `delayMs` with its `tries`, `succeeded` and stalls unchanged.
+ */
+export type PushVerdict = AlertVerdict | { readonly outcome: 'postponed'; readonly delayMs: number };
 
 /** The queue `createPushQueue` returns: an `AlertQueue`, plus the consumer's entry point. */
 export interface PushQueue extends AlertQueue {
