@@ -101,7 +101,8 @@ export function resolveOptions(options: OpsHandlerOptions): ResolvedOptions {
     throw new TypeError('createOpsHandler: invocationMode must be true or false.');
   }
   const { receiver } = options;
-  if (receiver !== undefined && typeof receiver.stats?.superseded !== 'number') {
+  const stats = (receiver as { stats?: { superseded?: unknown } } | undefined)?.stats;
+  if (receiver !== undefined && typeof stats?.superseded !== 'number') {
     throw new TypeError('createOpsHandler: receiver must be a receiver made by createReceiver.');
   }
   return {
