@@ -7,7 +7,14 @@ import { delivery, SECRET, sleep } from '../testing/support.js';
 // Order per user on the in-memory queue (the default) and on the durable memory store: the
 // stale-overwrite story of the issue that asked for it, and what a handler sees.
 
-const quiet = { logger: { info: () => undefined, warn: () => undefined, error: () => undefined } };
+const quiet = {
+  logger: {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: () => undefined,
+    error: () => undefined,
+  },
+};
 
 describe("createReceiver({ order: 'per-user' }) on the in-memory queue", () => {
   it('an older alert whose first try failed no longer overwrites a newer one', async () => {
