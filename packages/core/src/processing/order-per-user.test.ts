@@ -152,7 +152,7 @@ describe("createReceiver({ order: 'per-user' }) on the in-memory queue", () => {
   it("superseded: 'skip' without order: 'per-user' is a TypeError naming the option", () => {
     const receiver = createReceiver({ secret: SECRET, ...quiet });
     expect(() => receiver.on('churn_risk_alert', () => undefined, { superseded: 'skip' })).toThrow(
-      /superseded: 'skip' needs createReceiver\(\{ order: 'per-user' \}\)/,
+      /superseded must be 'run', or 'skip' with createReceiver\(\{ order: 'per-user' \}\)/,
     );
     expect(() =>
       receiver.on('churn_risk_alert', () => undefined, { superseded: 'later' as 'skip' }),
