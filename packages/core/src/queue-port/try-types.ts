@@ -62,6 +62,11 @@ export type TryVerdict =
 export interface TryLease {
   readonly signal: AbortSignal;
   readonly stalls: number;
+  /**
+   * Order per user only: the ISO time of the newest alert accepted for the user, when it is later
+   * than this alert's own `triggeredAt` (the alert is superseded); undefined otherwise.
+   */
+  readonly supersededBy?: string;
 }
 
 /** What a try of a durable queue reads from the alert's record: tries, the record, the stalls. */
