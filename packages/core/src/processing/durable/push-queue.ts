@@ -179,7 +179,7 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
     try {
       order = this.#orderOf(this.processor);
     } catch (error) {
-      return Promise.reject(error as Error);
+      return Promise.reject(error);
     }
     if (order === undefined) return this.#options.send(entry);
     return this.#options.send(entry, { order: userOrderKey(entry) });
