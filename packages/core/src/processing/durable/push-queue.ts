@@ -174,13 +174,8 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
     return order;
   }
 
-  protected record(entry: AlertRecord<'accepted'>): Promise<'accepted' | 'duplicate'> {
-    let order: PushOrder | undefined;
-    try {
-      order = this.#orderOf(this.processor);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  protected async record(entry: AlertRecord<'accepted'>): Promise<'accepted' | 'duplicate'> {
+    const order = this.#orderOf(this.processor);
     if (order === undefined) return this.#options.send(entry);
     return this.#options.send(entry, { order: userOrderKey(entry) });
   }
