@@ -1,7 +1,13 @@
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleWorker, startRecorder, type Recorder, type Report } from './workerd.test-util.js';
+import {
+  bundleWorker,
+  startRecorder,
+  startWorkerd,
+  type Recorder,
+  type Report,
+} from './workerd.test-util.js';
 
 // Order per user in queue mode, in workerd, on miniflare's Queues and D1 (order-fixture.test-util.ts):
 // the alerts of one user never run at the same time and start oldest first, an alert waiting for
@@ -156,5 +162,49 @@ describe('queue mode in order per user, in workerd', () => {
     expect(reportsOf('sup_u').filter((r) => r.path.startsWith('/write/'))).toEqual([
       { path: '/write/sup_u', body: { at: at(2) } },
     ]);
+  }, 60_000);
+});
+
+describe('createWorker (in memory) in order per user, in workerd', () => {
+  it("runs a user's alerts one at a time in the isolate, oldest first", async () => {
+    const gated = await startRecorder();
+    const { code } = await bundleWorker(
+      new URL('./order-worker-fixture.test-util.ts', import.meta.url),
+    );
+    const { mf: worker } = await startWorkerd(code, {
+      CHURN_RISK_WEBHOOK_SECRET: SECRET,
+      RECORDER_URL: gated.url,
+    });
+    try {
+      const send = async (minute: number): Promise<number> => {
+        const { headers, body } = createTestDelivery(
+          { userId: 'mem_u', triggeredAt: at(minute) },
+          { secret: SECRET },
+        );
+        const response = await worker.dispatchFetch('http://worker.test/webhooks/churn-risk', {
+          method: 'POST',
+          headers,
+          body,
+        });
+        await response.arrayBuffer();
+        return response.status;
+      };
+      expect(await send(0)).toBe(202);
+      await gated.waitFor('/start/mem_u');
+      // Accepted while the first runs, newest first: they wait, then run oldest first.
+      expect(await send(2)).toBe(202);
+      expect(await send(1)).toBe(202);
+      gated.open();
+      await gated.waitFor('/end/mem_u', 3);
+      expect(gated.reports.map((r) => [r.path, r.body.at])).toEqual(
+        [0, 1, 2].flatMap((minute) => [
+          ['/start/mem_u', at(minute)],
+          ['/end/mem_u', at(minute)],
+        ]),
+      );
+    } finally {
+      await worker.dispose();
+      await gated.close();
+    }
   }, 60_000);
 });
