@@ -4,7 +4,6 @@ import {
   type AcceptResult,
   type AlertProcessor,
   type AlertRecord,
-  type AlertVerdict,
   type PushQueue,
   type PushVerdict,
   type FailedListOptions,
@@ -151,7 +150,7 @@ class SqsQueueMode implements SqsQueue {
 
   runDelivered(
     message: AlertRecord<'delivered'>,
-    apply: (verdict: AlertVerdict) => Promise<boolean>,
+    apply: (verdict: PushVerdict) => Promise<boolean>,
   ): Promise<void> {
     return this.#push.runDelivered(message, apply);
   }
