@@ -56,7 +56,10 @@ export interface DynamoOrderBinding extends DynamoOrder {
 
 type Attribute = { S?: string; N?: string; L?: Attribute[] };
 type Item = Record<string, Attribute | undefined>;
-type Values = Record<string, { S: string } | { N: string } | { L: ({ S: string } | { N: string })[] }>;
+type Values = Record<
+  string,
+  { S: string } | { N: string } | { L: ({ S: string } | { N: string })[] }
+>;
 
 /** An alert in the user's item: its time, and when its acceptance lapses (ms). */
 interface Accepted {
@@ -66,6 +69,8 @@ interface Accepted {
 
 /** Tries of the conditional write of a claim that lost to another write. */
 const CLAIM_ATTEMPTS = 5;
+/** Characters of an acceptance's token kept in the user's item (enough to tell two apart). */
+const TOKEN_CHARS = 12;
 /** Lapsed entries a claim's write removes at most (the rest, at a later claim). */
 const MAX_REMOVED = 100;
 /** Claims held by this instance, remembered for `keep`; beyond this many, forgotten. */
@@ -120,7 +125,10 @@ class DynamoUserLines implements SqsUserOrder {
         try {
           await this.#update(user, 'SET #a = :a, #w = :at, expiresAt = :x ADD v :one', {
             names: { '#a': ACCEPTED + id, '#w': WAITING + id },
-            values: { ':a': { L: [n(at), n(now + ttlMs), { S: token }] }, ':at': n(at) },
+            values: {
+              ':a': { L: [n(at), n(now + ttlMs), { S: token.slice(0, TOKEN_CHARS) }] },
+              ':at': n(at),
+            },
             condition: 'attribute_not_exists(#a) OR #a[1] < :now',
             now,
             ttlMs,
@@ -135,7 +143,7 @@ class DynamoUserLines implements SqsUserOrder {
         this.#quietly(
           this.#update(user, 'REMOVE #a, #w ADD v :one', {
             names: { '#a': ACCEPTED + id, '#w': WAITING + id },
-            values: { ':token': { S: token } },
+            values: { ':token': { S: token.slice(0, TOKEN_CHARS) } },
             condition: '#a[2] = :token',
           }),
         ),
@@ -241,7 +249,10 @@ class DynamoUserLines implements SqsUserOrder {
       if (!isConditionFailed(error)) throw error;
       // Another alert took the user over once this one's hold lapsed: it is done all the same.
       await this.#quietly(
-        this.#update(key.user, 'REMOVE #w ADD v :one', { names, condition: 'attribute_exists(pk)' }),
+        this.#update(key.user, 'REMOVE #w ADD v :one', {
+          names,
+          condition: 'attribute_exists(pk)',
+        }),
       );
     }
   }
@@ -332,9 +343,9 @@ class DynamoUserLines implements SqsUserOrder {
       UpdateExpression: expression,
       ConditionExpression: condition,
       ...(names === undefined ? {} : { ExpressionAttributeNames: names }),
-      ExpressionAttributeValues: Object.fromEntries(
+      ExpressionAttributeValues: Object.fromEntries<Values[string]>(
         Object.entries(all).filter(([key]) => used(key)),
-      ) as Values,
+      ),
     });
   }
 

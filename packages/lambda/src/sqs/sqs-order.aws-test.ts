@@ -122,7 +122,9 @@ async function deliverAll(
   alerts: readonly { userId: string; triggeredAt: string }[],
 ): Promise<void> {
   for (const [i, alert] of alerts.entries()) {
-    const answer = await createLambdaHandler(to[i % to.length] as Receiver)(functionUrlEvent(alert));
+    const answer = await createLambdaHandler(to[i % to.length] as Receiver)(
+      functionUrlEvent(alert),
+    );
     expect(answer.body, `${alert.userId}@${alert.triggeredAt}`).toBe('{"received":true}');
   }
 }
@@ -277,7 +279,11 @@ describe('createDynamoOrder: order per user in queue mode', () => {
         tries: number;
         stalls?: number;
       };
-      bodies.push({ id: body.entry.id, tries: body.tries, ...(body.stalls ? { stalls: body.stalls } : {}) });
+      bodies.push({
+        id: body.entry.id,
+        tries: body.tries,
+        ...(body.stalls ? { stalls: body.stalls } : {}),
+      });
     });
     // maxStalls 1: one death of a consumer is allowed; were a postponement counted as a stall,
     // or a postponed message to lose the death it had, the alert would fail as poison.
@@ -293,7 +299,8 @@ describe('createDynamoOrder: order per user in queue mode', () => {
     receiver.on('churn_risk_alert', async (alert, context) => {
       started.push(`${alert.triggeredAt}#${String(context.attempt)}`);
       // The first alert holds its user until the second was sent back twice.
-      if (alert.triggeredAt === first.triggeredAt) await until(() => postponed() >= 2, 'postponements');
+      if (alert.triggeredAt === first.triggeredAt)
+        await until(() => postponed() >= 2, 'postponements');
     });
     await deliverAll([receiver], [first, second]);
     // A consumer that dies holding both messages: received, never deleted; the first is handed
@@ -319,7 +326,10 @@ describe('createDynamoOrder: order per user in queue mode', () => {
     expect(postponed()).toBeGreaterThanOrEqual(2);
     // Each postponement sent the message back as it came: tries 0, the one stall it had.
     expect(bodies.filter((b) => b.id === secondId).slice(1)).toEqual(
-      bodies.filter((b) => b.id === secondId).slice(1).map(() => ({ id: secondId, tries: 0, stalls: 1 })),
+      bodies
+        .filter((b) => b.id === secondId)
+        .slice(1)
+        .map(() => ({ id: secondId, tries: 0, stalls: 1 })),
     );
     expect(await queue.failed()).toEqual([]);
   });
@@ -359,7 +369,7 @@ describe('createDynamoOrder: order per user in queue mode', () => {
     expect(lostDone).toBe(true); // thawed once the queue was empty, before the mappings stopped
   });
 
-  it('gives a dead consumer\'s alert its own hold back when SQS hands it out again: it still goes first', async () => {
+  it("gives a dead consumer's alert its own hold back when SQS hands it out again: it still goes first", async () => {
     const where = await place(1);
     // holdMs above the visibility timeout: the redelivery comes before the hold lapses.
     const receiver = orderedOn(queueOn(where, { holdMs: 6_000, waitMs: 1_000 }));
