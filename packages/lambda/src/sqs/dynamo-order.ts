@@ -51,7 +51,8 @@ export interface SqsUserOrder extends PushOrder {
 
 /** The hidden side of a `DynamoOrder`: binds it to a queue. */
 export interface DynamoOrderBinding extends DynamoOrder {
-  open(table: string, aws: AwsCalls, queueUrl: string): SqsUserOrder;
+  /** The order of the queue at `queueUrl`, in its `dedupeTable`. */
+  open(queue: { dedupeTable: string; queueUrl: string }, aws: AwsCalls): SqsUserOrder;
 }
 
 type Attribute = { S?: string; N?: string; L?: Attribute[] };
@@ -388,7 +389,8 @@ export function createDynamoOrder(options: DynamoOrderOptions = {}): DynamoOrder
   const order: DynamoOrderBinding = {
     holdMs,
     waitMs,
-    open: (table, aws, queueUrl) => new DynamoUserLines(order, table, aws, queueUrl),
+    open: ({ dedupeTable, queueUrl }, aws) =>
+      new DynamoUserLines(order, dedupeTable, aws, queueUrl),
   };
   return order;
 }

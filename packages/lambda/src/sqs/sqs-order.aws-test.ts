@@ -437,7 +437,7 @@ describe("the claim's conditional write", () => {
       dedupeTable: where.dedupeTable,
       failedTable: where.failedTable,
     });
-    return binding.open(where.dedupeTable, calls, where.queueUrl);
+    return binding.open(where, calls);
   }
 
   function entryOf(user: string, minute: number): AlertRecord<'delivered'> {

@@ -101,11 +101,7 @@ class SqsQueueMode implements SqsQueue {
       options.keepFailedMs,
       this.#aws,
     );
-    const lines = (options.order as DynamoOrderBinding | undefined)?.open(
-      options.dedupeTable,
-      this.#aws,
-      this.queueUrl,
-    );
+    const lines = (options.order as DynamoOrderBinding | undefined)?.open(options, this.#aws);
     this.#lines = lines;
     this.#push = createPushQueue({
       kind: 'sqs',
