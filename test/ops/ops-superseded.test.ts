@@ -8,7 +8,12 @@ import { createOpsHandler } from '@churn-risk/ops';
 // user, `superseded: 'skip'`), beside the store's counts, in the HTML and in `api/counts`.
 
 const SECRET = 'whsec_ops_superseded';
-const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const quiet = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
 
 describe('the operations page and superseded alerts', () => {
   it('shows the receiver’s superseded count, read again at every refresh', async () => {

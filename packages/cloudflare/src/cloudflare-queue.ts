@@ -75,8 +75,11 @@ const MAX_DEFER_SECONDS = 300;
 const MAX_REMEMBERED = 1_000;
 /** Cloudflare Queues' longest `delaySeconds` (12 hours). */
 const MAX_DELAY_SECONDS = 43_200;
-/** The longest wait of a postponed alert (order per user) before it asks for its user again. */
-const MAX_POSTPONE_SECONDS = 30;
+/**
+ * The longest wait of a postponed alert (order per user) before it asks for its user again,
+ * unless its user's holder is known to wait longer (a retry's delay).
+ */
+const MAX_POSTPONE_SECONDS = 10;
 
 /** A retry's delay as Cloudflare Queues takes it: whole seconds, rounded up, at most 12 hours. */
 export function delaySecondsOf(delayMs: number): number {
@@ -289,13 +292,14 @@ class CloudflareQueueMode implements CloudflareQueue {
    * postponement, then this one is acked. Not `message.retry()`: that counts in `attempts`, so
    * the wait would look like a stall at the next delivery (in any other isolate), and the
    * platform's `max_retries` would move a user's later alerts to the dead-letter queue. The delay
-   * is `delayMs`, doubling from 1 s with the postponements in a row, at most 30 s.
+   * is `delayMs` (the holder's retry's delay, or 1 s), and at least 1 s more for each
+   * postponement in a row, up to 10 s.
    */
   async #postpone(message: QueueMessage, state: AlertMessage, delayMs: number): Promise<void> {
     const postponements = state.postponements ?? 0;
-    const delaySeconds = Math.min(
-      MAX_POSTPONE_SECONDS,
-      Math.max(delaySecondsOf(delayMs), 2 ** Math.min(postponements, 5)),
+    const delaySeconds = Math.max(
+      delaySecondsOf(delayMs),
+      Math.min(MAX_POSTPONE_SECONDS, postponements + 1),
     );
     await this.#producer.send({ ...state, postponements: postponements + 1 }, { delaySeconds });
     message.ack();

@@ -14,7 +14,10 @@ import { ensureSchema } from './d1-schema.js';
  */
 export const HOLD_MS = 15 * 60_000;
 
-/** The wait before a postponed alert's message comes back, at first (cloudflare-queue.ts backs off). */
+/**
+ * The shortest wait of an alert whose user is held by a running alert, or which an older alert
+ * of its user waits before (cloudflare-queue.ts doubles it with each postponement in a row).
+ */
 export const POSTPONE_MS = 1_000;
 
 /**
@@ -41,6 +44,11 @@ const CLAIM =
   'ON CONFLICT (user_id) DO UPDATE SET holder = excluded.holder, held_until = excluded.held_until ' +
   'WHERE churn_risk_users.holder IS NULL OR churn_risk_users.holder = excluded.holder ' +
   'OR churn_risk_users.held_until <= ?4 RETURNING newest';
+
+/** A statement's result in a D1 batch. */
+interface Rows<T> {
+  results?: T[];
+}
 
 /**
  * The order per user of queue mode, on one D1 database shared by every isolate. `send` records an
@@ -119,13 +127,22 @@ export class D1UserOrder implements PushOrder {
     this.#used = true;
     await ensureSchema(this.#db);
     const now = this.#now();
-    const row = await this.#db
-      .prepare(CLAIM)
-      .bind(message.id, key.user, key.at, now, now + HOLD_MS)
-      .first<{ newest: number }>();
-    if (row === null) return { waitMs: POSTPONE_MS };
-    this.#holding.add(message);
-    return { newest: row.newest };
+    // The claim, and in the same round trip the user's holder: a claim that did not go through
+    // waits for the holder's retry when one is due later (its hold lasts HOLD_MS past that).
+    const [claimed, user] = (await this.#db.batch([
+      this.#db.prepare(CLAIM).bind(message.id, key.user, key.at, now, now + HOLD_MS),
+      this.#db
+        .prepare('SELECT holder, held_until FROM churn_risk_users WHERE user_id = ?1')
+        .bind(key.user),
+    ])) as [Rows<{ newest: number }>, Rows<{ holder: string | null; held_until: number | null }>];
+    const [row] = claimed.results ?? [];
+    if (row !== undefined) {
+      this.#holding.add(message);
+      return { newest: row.newest };
+    }
+    const [holder] = user.results ?? [];
+    const due = (holder?.held_until ?? 0) - HOLD_MS;
+    return { waitMs: Math.max(POSTPONE_MS, due - now) };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { createReceiver, type Receiver } from '@churn-risk/core';
-import { userOrderKey, type AlertRecord } from '@churn-risk/core/store';
+import { orderKeyOf, type AlertRecord } from '@churn-risk/core/store';
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -459,7 +459,7 @@ describe("the claim's conditional write", () => {
   }
 
   async function accept(lines: SqsUserOrder, entry: AlertRecord<'delivered'>): Promise<boolean> {
-    return lines.claims(userOrderKey(entry)).claim(entry.id, 3_600_000, crypto.randomUUID());
+    return lines.claims(orderKeyOf(entry)).claim(entry.id, 3_600_000, crypto.randomUUID());
   }
 
   it('holds a user for one alert of many claiming at once, the oldest, then each in turn', async () => {
@@ -469,7 +469,7 @@ describe("the claim's conditional write", () => {
     // write at once; the version lets one write through.
     const strays = [0, 1, 2, 3, 4, 5].map((minute) => entryOf('order_strays', minute));
     const strayAnswers = await Promise.all(
-      strays.map((entry, i) => (instances[i] as SqsUserOrder).claim(entry, userOrderKey(entry))),
+      strays.map((entry, i) => (instances[i] as SqsUserOrder).claim(entry, orderKeyOf(entry))),
     );
     expect(strayAnswers.filter((answer) => 'newest' in answer)).toHaveLength(1);
     const entries = [5, 2, 4, 0, 3, 1].map((minute) => entryOf('order_race', minute));
@@ -482,7 +482,7 @@ describe("the claim's conditional write", () => {
     while (left.length > 0) {
       // Every alert left claims at once, each from another instance.
       const answers = await Promise.all(
-        left.map((entry, i) => (instances[i] as SqsUserOrder).claim(entry, userOrderKey(entry))),
+        left.map((entry, i) => (instances[i] as SqsUserOrder).claim(entry, orderKeyOf(entry))),
       );
       const holding = left.filter((_, i) => 'newest' in (answers[i] as object));
       expect(holding, `holders among ${String(left.length)}`).toHaveLength(1);
@@ -491,7 +491,7 @@ describe("the claim's conditional write", () => {
         newest: Date.parse(entryOf('order_race', 5).alert.triggeredAt),
       });
       order.push(holder.alert.triggeredAt);
-      await (instances[0] as SqsUserOrder).release(holder, userOrderKey(holder));
+      await (instances[0] as SqsUserOrder).release(holder, orderKeyOf(holder));
       left = left.filter((entry) => entry !== holder);
     }
     expect(order).toEqual([0, 1, 2, 3, 4, 5].map((m) => alertAt('order_race', m).triggeredAt));
@@ -511,15 +511,15 @@ describe("the claim's conditional write", () => {
     });
     const lines = linesOn(where, dynamodb);
     expect(await accept(lines, newer)).toBe(true);
-    expect(await lines.claim(newer, userOrderKey(newer))).toEqual({ waitMs: 1_000 });
+    expect(await lines.claim(newer, orderKeyOf(newer))).toEqual({ waitMs: 1_000 });
     expect(injected).toBe(true);
-    expect(await other.claim(older, userOrderKey(older))).toEqual({
+    expect(await other.claim(older, orderKeyOf(older))).toEqual({
       newest: Date.parse(newer.alert.triggeredAt),
     });
     // Held: the newer alert waits until the older one is done.
-    expect(await lines.claim(newer, userOrderKey(newer))).toHaveProperty('waitMs');
-    await other.release(older, userOrderKey(older));
-    expect(await lines.claim(newer, userOrderKey(newer))).toEqual({
+    expect(await lines.claim(newer, orderKeyOf(newer))).toHaveProperty('waitMs');
+    await other.release(older, orderKeyOf(older));
+    expect(await lines.claim(newer, orderKeyOf(newer))).toEqual({
       newest: Date.parse(newer.alert.triggeredAt),
     });
   });

@@ -40,7 +40,7 @@ export function supersededBy(
 }
 
 /** The order key of an accepted alert: its `userId`, and its `triggeredAt` in ms. */
-export function userOrderKey(entry: AlertRecord<'accepted'>): UserOrderKey {
+export function orderKeyOf(entry: AlertRecord<'accepted'>): UserOrderKey {
   return { user: entry.alert.userId, at: Date.parse(entry.alert.triggeredAt) };
 }
 

@@ -8,7 +8,7 @@ import type {
 import { integerOption } from '../../options/integer-option.js';
 import { runStoredTry } from '../try-protocol.js';
 import type { TryLease, TryVerdict } from '../../queue-port/try-types.js';
-import { userOrderKey, type AlertVerdict, type UserOrderKey } from './alert-store.js';
+import { orderKeyOf, type AlertVerdict, type UserOrderKey } from './alert-store.js';
 import { DurableQueueBase } from './queue-base.js';
 
 /** Options of `createPushQueue`: the producer side of a platform queue. */
@@ -177,7 +177,7 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
   protected async record(entry: AlertRecord<'accepted'>): Promise<'accepted' | 'duplicate'> {
     const order = this.#orderOf(this.processor);
     if (order === undefined) return this.#options.send(entry);
-    return this.#options.send(entry, { order: userOrderKey(entry) });
+    return this.#options.send(entry, { order: orderKeyOf(entry) });
   }
 
   async runDelivered(
@@ -207,7 +207,7 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
           lease,
         );
       }
-      const key = userOrderKey(message);
+      const key = orderKeyOf(message);
       const claimed = await order.claim(message, key);
       if ('waitMs' in claimed) {
         await apply({ outcome: 'postponed', delayMs: Math.max(0, claimed.waitMs) });
