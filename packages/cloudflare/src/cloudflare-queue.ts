@@ -253,7 +253,8 @@ class CloudflareQueueMode implements CloudflareQueue {
       if (verdict.outcome !== 'completed') ({ succeeded } = verdict);
       if (verdict.outcome === 'retry') {
         // In order per user the alert keeps its user through the delay, not only the try.
-        if (this.#order.holds(delivered)) await this.#order.holdFor(delivered, verdict.delayMs);
+        if (this.#order.holding.has(delivered))
+          await this.#order.holdFor(delivered, verdict.delayMs);
         await this.#producer.send(messageOf(entry, verdict.tries, succeeded), {
           delaySeconds: delaySecondsOf(verdict.delayMs),
         });

@@ -123,7 +123,7 @@ describe('D1UserOrder', () => {
     const [a1, a2] = [alert('retry', 1), alert('retry', 2)];
     for (const [message, key] of [a1, a2]) await record(message.id, key, 24 * HOUR);
     expect(await order.claim(...a1)).toHaveProperty('newest');
-    expect(order.holds(a1[0])).toBe(true);
+    expect(order.holding.has(a1[0])).toBe(true);
     await order.holdFor(a1[0], HOUR);
     clock.now += HOLD_MS;
     expect(await order.claim(...a2)).toEqual({ waitMs: HOUR - HOLD_MS });
@@ -131,7 +131,7 @@ describe('D1UserOrder', () => {
     expect(await order.claim(...a2)).toEqual({ waitMs: POSTPONE_MS });
     expect(await order.claim(...a1)).toHaveProperty('newest'); // the retry, due
     await order.release(...a1);
-    expect(order.holds(a1[0])).toBe(false);
+    expect(order.holding.has(a1[0])).toBe(false);
     expect(await order.claim(...a2)).toHaveProperty('newest');
   });
 

@@ -55,8 +55,11 @@ interface Rows<T> {
 export class D1UserOrder implements PushOrder {
   readonly #db: D1Database;
   readonly #now: () => number;
-  /** The delivered messages whose claim held their user (a retry of one extends the hold). */
-  readonly #holding = new WeakSet<AlertRecord<'delivered'>>();
+  /**
+   * The delivered messages whose claim in this isolate held their user: a retry of one extends
+   * the hold (`holdFor`).
+   */
+  readonly holding = new WeakSet<AlertRecord<'delivered'>>();
   /** Whether this isolate recorded or claimed anything (only then are its tables swept). */
   used = false;
 
@@ -110,19 +113,11 @@ export class D1UserOrder implements PushOrder {
     ])) as [Rows<{ newest: number }>, Rows<{ held_until: number | null }>];
     const [row] = claimed.results ?? [];
     if (row !== undefined) {
-      this.#holding.add(message);
+      this.holding.add(message);
       return { newest: row.newest };
     }
     const due = (user.results?.[0]?.held_until ?? 0) - HOLD_MS;
     return { waitMs: Math.max(POSTPONE_MS, due - now) };
-  }
-
-  /**
-   * Whether `message` holds its user (its claim went through in this isolate): a retry of it then
-   * extends the hold (`holdFor`).
-   */
-  holds(message: AlertRecord<'delivered'>): boolean {
-    return this.#holding.has(message);
   }
 
   /** Keeps alert `message` holding its user `delayMs` (its retry's delay) plus `HOLD_MS`. */
@@ -134,7 +129,7 @@ export class D1UserOrder implements PushOrder {
   }
 
   async release(message: AlertRecord<'delivered'>, key: UserOrderKey): Promise<void> {
-    this.#holding.delete(message);
+    this.holding.delete(message);
     await this.#db.batch([
       this.#db.prepare('UPDATE churn_risk_user_alerts SET done=1 WHERE id=?1').bind(message.id),
       this.#db
