@@ -16,7 +16,7 @@ import { CONNECT_TIMEOUT_MS, describeConnection, openPool, withClient } from './
 import { PostgresSchemaError, PostgresStoreError } from './errors.js';
 import { checkTables, migrate } from './migrate.js';
 import { resolvePostgresOptions, type PostgresQueueOptions } from './options.js';
-import { channelOf, statements, type Statements } from './sql.js';
+import { channelOf, statements, UNIQUE_VIOLATION, type Statements } from './sql.js';
 import { Listener, WakeUp } from './wake-up.js';
 
 /** The Postgres `AlertStore`. */
@@ -57,11 +57,15 @@ interface AlertRow {
   succeeded: string[] | null;
   stalls: number | null;
   lapsed: boolean | null;
+  /** A take in order per user: the alert's user (null: accepted without order). */
+  user_id?: string | null;
+  /** A take in order per user: the newest time accepted for the user (ms). */
+  newest?: number | null;
 }
 
 function alertRecord(row: AlertRow | undefined): AlertRecord<'taken'> | undefined {
   if (row?.id == null || row.entry === null) return undefined;
-  return {
+  const taken: AlertRecord<'taken'> = {
     ...(JSON.parse(row.entry) as AlertRecord<'accepted'>),
     jobId: row.id,
     tries: row.tries ?? 0,
@@ -69,7 +73,19 @@ function alertRecord(row: AlertRow | undefined): AlertRecord<'taken'> | undefine
     stalls: row.stalls ?? 0,
     lapsed: row.lapsed ?? false,
   };
+  return row.newest == null ? taken : { ...taken, newest: row.newest };
 }
+
+/**
+ * Whether a take in order lost its race for a user: another take held it first, after this
+ * statement's snapshot (the unique index of holders refused it; the statement wrote nothing).
+ */
+function lostRace(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
+}
+
+/** Times a take in order asks again after losing races in a row, before it reports the error. */
+const RACES = 20;
 
 class PgAlertStore implements PostgresAlertStore {
   readonly kind = 'postgres';
@@ -91,6 +107,12 @@ class PgAlertStore implements PostgresAlertStore {
   #closed = false;
   #lastSweep = 0;
   #sweeping: Promise<void> | undefined;
+  /**
+   * Job ids of alerts this store took in order that hold their user: when one completes or fails
+   * without a take after it, this process's waiting take looks at once (the user's next alert may
+   * start now).
+   */
+  readonly #holding = new Set<string>();
 
   constructor(options: PostgresQueueOptions, mode: PostgresStoreMode) {
     const resolved = resolvePostgresOptions(options);
@@ -203,12 +225,16 @@ class PgAlertStore implements PostgresAlertStore {
     return withClient(
       client,
       async (held) => {
-        const { rowCount } = await this.#execute(held, this.#sql.accept, [
+        const { order } = options;
+        const values: unknown[] = [
           entry.id,
           JSON.stringify(entry),
           options.dedupeTtlMs,
           options.first === true,
-        ]);
+        ];
+        if (order !== undefined) values.push(order.user, Math.round(order.at));
+        const text = order === undefined ? this.#sql.accept : this.#sql.acceptInOrder;
+        const { rowCount } = await this.#execute(held, text, values);
         if (rowCount === 0) return 'duplicate';
         this.#wakeUp.now(); // this process's own waiting take looks at once
         return 'accepted';
@@ -232,14 +258,15 @@ class PgAlertStore implements PostgresAlertStore {
     if (this.#stopped || (options.wait !== false && this.#wakeUp.sleeping())) return undefined;
     this.#listener?.start();
     const started = Date.now();
+    const text = options.perUser === true ? this.#sql.takeInOrder : this.#sql.take;
     for (;;) {
       const seen = this.#wakeUp.count;
-      const { rows } = await this.#query<AlertRow & { due_in_ms: number | null }>(this.#sql.take, [
+      const { rows } = await this.#raced<AlertRow & { due_in_ms: number | null }>(text, [
         options.token,
         options.leaseMs,
       ]);
       const row = rows[0];
-      const taken = alertRecord(row);
+      const taken = this.#took(row);
       if (taken !== undefined || options.wait === false) return taken;
       if (this.#isStopped() || this.#wakeUp.sleeping()) return undefined;
       if (this.#wakeUp.count !== seen) continue; // woken while asking: ask again
@@ -250,6 +277,36 @@ class PgAlertStore implements PostgresAlertStore {
       // Once the poll interval is over, core asks again at once: that is the interval's query.
       if (this.#isStopped() || Date.now() - started >= this.#pollIntervalMs) return undefined;
     }
+  }
+
+  /**
+   * `#query` of a statement that takes in order: asked again while it loses its race for a user
+   * (each time with a newer snapshot, which sees the other take's hold).
+   */
+  async #raced<R extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    for (let race = 1; ; race++) {
+      try {
+        return await this.#query<R>(text, values);
+      } catch (error) {
+        if (!lostRace(error) || race >= RACES) throw error;
+      }
+    }
+  }
+
+  /** The record of a taken row, noting an alert that holds its user. */
+  #took(row: AlertRow | undefined): AlertRecord<'taken'> | undefined {
+    const taken = alertRecord(row);
+    if (taken !== undefined && row?.user_id != null) this.#holding.add(taken.jobId);
+    return taken;
+  }
+
+  /** The alert of `id` ended its lease (`written`): when it held its user, a waiting take looks. */
+  #released(id: string, written: boolean): boolean {
+    if (this.#holding.delete(id) && written) this.#wakeUp.now();
+    return written;
   }
 
   /** Whether `stopTaking` was called (read through a call: it changes during the awaits). */
@@ -267,8 +324,8 @@ class PgAlertStore implements PostgresAlertStore {
     return this.#fenced(this.#sql.extend, id, token, [leaseMs, stalls ?? null]);
   }
 
-  complete(id: string, token: string): Promise<boolean> {
-    return this.#fenced(this.#sql.complete, id, token, []);
+  async complete(id: string, token: string): Promise<boolean> {
+    return this.#released(id, await this.#fenced(this.#sql.complete, id, token, []));
   }
 
   async completeAndTake(
@@ -277,13 +334,18 @@ class PgAlertStore implements PostgresAlertStore {
     next: TakeOptions,
   ): ReturnType<AlertStore['completeAndTake']> {
     if (this.#stopped) return { completed: await this.complete(id, token), next: undefined };
+    this.#holding.delete(id); // a take follows in the same statement
     // An id that is no job id completes nothing; the take happens all the same.
-    const { rows } = await this.#query<AlertRow & { completed: number }>(
-      this.#sql.completeAndTake,
-      [JOB_ID.test(id) ? id : '0', token, next.token, next.leaseMs],
-    );
+    const values = [JOB_ID.test(id) ? id : '0', token, next.token, next.leaseMs];
+    const { rows } =
+      next.perUser === true
+        ? await this.#raced<AlertRow & { completed: number }>(
+            this.#sql.completeAndTakeInOrder,
+            values,
+          )
+        : await this.#query<AlertRow & { completed: number }>(this.#sql.completeAndTake, values);
     const row = rows[0];
-    return { completed: row?.completed === 1, next: alertRecord(row) };
+    return { completed: row?.completed === 1, next: this.#took(row) };
   }
 
   async scheduleRetry(
@@ -292,6 +354,7 @@ class PgAlertStore implements PostgresAlertStore {
     verdict: Extract<AlertVerdict, { outcome: 'retry' }>,
   ): Promise<boolean> {
     const delayMs = Math.max(0, Math.round(verdict.delayMs));
+    this.#holding.delete(id); // it keeps its user: the take that takes it again notes it anew
     const written = await this.#fenced(this.#sql.scheduleRetry, id, token, [
       delayMs,
       verdict.tries,
@@ -302,16 +365,17 @@ class PgAlertStore implements PostgresAlertStore {
     return written;
   }
 
-  fail(
+  async fail(
     id: string,
     token: string,
     verdict: Extract<AlertVerdict, { outcome: 'failed' }>,
   ): Promise<boolean> {
-    return this.#fenced(this.#sql.fail, id, token, [
+    const written = await this.#fenced(this.#sql.fail, id, token, [
       verdict.tries,
       [...verdict.succeeded],
       verdict.error.message,
     ]);
+    return this.#released(id, written);
   }
 
   async reclaimExpired(): Promise<number> {
@@ -326,11 +390,18 @@ class PgAlertStore implements PostgresAlertStore {
     return rows[0]?.reclaimed ?? 0;
   }
 
-  /** Deletes expired identities and failed alerts older than `keepFailedMs`, in bounded batches. */
+  /**
+   * Deletes expired identities, the newest times of users that expired, and failed alerts older
+   * than `keepFailedMs`, in bounded batches.
+   */
   async #sweep(): Promise<void> {
     try {
       for (let i = 0; i < SWEEP_BATCHES && !this.#closed; i++) {
         const { rowCount } = await this.#pool.query(this.#sql.sweepIdentities, [SWEEP_BATCH]);
+        if ((rowCount ?? 0) < SWEEP_BATCH) break;
+      }
+      for (let i = 0; i < SWEEP_BATCHES && !this.#closed; i++) {
+        const { rowCount } = await this.#pool.query(this.#sql.sweepUsers, [SWEEP_BATCH]);
         if ((rowCount ?? 0) < SWEEP_BATCH) break;
       }
       for (let i = 0; i < SWEEP_BATCHES && !this.#closed; i++) {
