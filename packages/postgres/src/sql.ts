@@ -205,8 +205,9 @@ export function statements(schema: string) {
   const identities = `${schema}.alert_identities`;
   const users = `${schema}.alert_users`;
   const notify = (payload: string): string => `pg_notify('${channelOf(schema)}', ${payload})`;
+  // A failed alert put back holds nothing (it is taken in its turn, like any other).
   const putBack = `state = 'waiting', due_at = now(), tries = 0, stalls = 0, lapsed = false,
-    error = NULL, failed_at = NULL`;
+    error = NULL, failed_at = NULL, holds = false`;
   return {
     /**
      * `$1` schema: what exists of the store's tables. Read from the catalog tables with the
