@@ -152,7 +152,7 @@ describe("createReceiver({ order: 'per-user' }) on the in-memory queue", () => {
   it("superseded: 'skip' without order: 'per-user' is a TypeError naming the option", () => {
     const receiver = createReceiver({ secret: SECRET, ...quiet });
     expect(() => receiver.on('churn_risk_alert', () => undefined, { superseded: 'skip' })).toThrow(
-      /superseded: 'skip' needs createReceiver\(\{ order: 'per-user' \}\)/,
+      /superseded must be 'run', or 'skip' with createReceiver\(\{ order: 'per-user' \}\)/,
     );
     expect(() =>
       receiver.on('churn_risk_alert', () => undefined, { superseded: 'later' as 'skip' }),
@@ -219,5 +219,47 @@ describe("order: 'per-user' on a durable store shared by two receivers", () => {
     for (const list of started.values()) expect(list).toEqual([...list].sort());
     expect([...started.values()].flat()).toHaveLength(60);
     await Promise.all(receivers.map((receiver) => receiver.close()));
+  });
+
+  it('two sweeps at once (invocation mode) hold each user too, oldest first', async () => {
+    const store = createMemoryStore();
+    const receivers = [0, 1].map(() =>
+      createReceiver({
+        secret: SECRET,
+        order: 'per-user',
+        consume: 'invocation',
+        keepAliveBudgetMs: 10_000,
+        queue: createDurableQueue(store, { leaseMs: 5_000 }),
+        ...quiet,
+      }),
+    );
+    const running = new Set<string>();
+    let overlaps = 0;
+    const started = new Map<string, string[]>();
+    for (const receiver of receivers) {
+      receiver.on('churn_risk_alert', async (alert) => {
+        if (running.has(alert.userId)) overlaps++;
+        running.add(alert.userId);
+        started.set(alert.userId, [...(started.get(alert.userId) ?? []), alert.triggeredAt]);
+        await sleep(3);
+        running.delete(alert.userId);
+      });
+    }
+    const alerts = Array.from({ length: 4 }, (_, u) =>
+      [3, 0, 2, 1].map((minute) => alertOf(`u_sweep_${String(u)}`, minute)),
+    ).flat();
+    // Accepted through the store directly: no invocation runs them on its own.
+    for (const entry of alerts) {
+      await store.accept(entry, {
+        dedupeTtlMs: 60_000,
+        order: { user: entry.alert.userId, at: Date.parse(entry.alert.triggeredAt) },
+      });
+    }
+    const results = await Promise.all(
+      receivers.map((receiver) => receiver.sweep({ budgetMs: 5_000 })),
+    );
+    expect(results.reduce((sum, result) => sum + result.completed, 0)).toBe(16);
+    expect(overlaps).toBe(0);
+    for (const list of started.values()) expect(list).toEqual([...list].sort());
   });
 });
