@@ -11,7 +11,8 @@
  * - `migrations`: the versions applied.
  *
  * Order per user: an alert accepted in order keeps its user and time (`user_id`, `order_at`), and
- * `holds` says that it holds its user. The unique partial index `alerts_holder` (one row per user
+ * `holds` says that it holds its user; `alerts_user_line` lists, per user, the alert that holds it
+ * and the waiting alerts by time. The unique partial index `alerts_holder` (one row per user
  * `WHERE holds`) is the hold itself: PostgreSQL refuses a second holder of a user, whatever two
  * takers in any processes saw, so a take in order sets `holds` and a completion (the row goes) or
  * a failure (`holds` cleared in the same write) releases the user with no write of its own.
@@ -65,8 +66,8 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `
       ALTER TABLE {schema}.alerts ADD COLUMN user_id text, ADD COLUMN order_at bigint,
         ADD COLUMN holds boolean NOT NULL DEFAULT false;
-      CREATE INDEX alerts_user_line ON {schema}.alerts (user_id, order_at, id)
-        WHERE state = 'waiting' AND user_id IS NOT NULL;
+      CREATE INDEX alerts_user_line ON {schema}.alerts (user_id, holds DESC, order_at, id)
+        WHERE user_id IS NOT NULL AND (state = 'waiting' OR holds);
       CREATE UNIQUE INDEX alerts_holder ON {schema}.alerts (user_id) WHERE holds;
       CREATE TABLE {schema}.alert_users (
         user_id text PRIMARY KEY,
@@ -122,10 +123,12 @@ function takeCtes(alerts: string, token: number, lease: number): string {
  * A take in order per user (`TakeOptions.perUser`), `$token` and `$lease` as `takeCtes`. An alert
  * may start when it was accepted without order, when it holds its user (a retry due again, an
  * alert put back by a reclaim), or when no alert holds its user and it is the user's oldest
- * waiting alert (`order_at`, then the first accepted: the index `alerts_user_line`).
+ * waiting alert (`order_at`, then the first accepted). One lookup in `alerts_user_line` tells:
+ * it holds each user's waiting alerts and the alert that holds the user, the holder first, then
+ * by time; an alert may start when it is the first there.
  *
  * `first` is what a plain take would take (the first due alert that no other take locked); when
- * it may start, it is the one, at the cost of a plain take and two index lookups. Else `later`
+ * it may start, it is the one, at the cost of a plain take and one index lookup. Else `later`
  * reads on in the order of `alerts_due`, passing over the alerts that may not start (the alerts of
  * users held by others before the first that may); it runs only then.
  *
@@ -143,16 +146,14 @@ function orderedTakeCtes(
   lease: number,
   completing: boolean,
 ): string {
-  const notDone = completing ? ' AND h.id NOT IN (SELECT id FROM done)' : '';
-  const mayStart = (x: string): string => `(${x}.user_id IS NULL OR ${x}.holds OR (
-        NOT EXISTS (SELECT 1 FROM ${alerts} AS h
-          WHERE h.user_id = ${x}.user_id AND h.holds${notDone})
-        AND ${x}.id = (SELECT o.id FROM ${alerts} AS o
-          WHERE o.user_id = ${x}.user_id AND o.state = 'waiting'
-          ORDER BY o.order_at, o.id
-          LIMIT 1)))`;
+  const notDone = completing ? ' AND o.id NOT IN (SELECT id FROM done)' : '';
+  const mayStart = (x: string): string => `(${x}.user_id IS NULL OR ${x}.id = (
+        SELECT o.id FROM ${alerts} AS o
+        WHERE o.user_id = ${x}.user_id AND (o.state = 'waiting' OR o.holds)${notDone}
+        ORDER BY o.holds DESC, o.order_at, o.id
+        LIMIT 1))`;
   return `first AS (
-      SELECT id, user_id, order_at, holds FROM ${alerts}
+      SELECT id, user_id FROM ${alerts}
       WHERE state = 'waiting' AND due_at <= now()
       ORDER BY due_at, id
       LIMIT 1
