@@ -538,7 +538,10 @@ class PgAlertStore implements PostgresAlertStore {
  * schema (migrated at start). `accept` records the identity and the alert in one statement and
  * notifies the consumers; `take` leases the oldest due alert (`FOR UPDATE SKIP LOCKED`) and waits
  * for work when none is due; every later write is fenced by the taker's token and the lease's
- * end. Core's `createDurableQueue` runs it; most apps call `createPostgresQueue` instead.
+ * end. In order per user (`order` on accept, `perUser` on take), the take holds the alert's user
+ * on the alert's own row (a unique index allows one holder per user) and the completion or
+ * failure releases it in its own write. Core's `createDurableQueue` runs it; most apps call
+ * `createPostgresQueue` instead.
  *
  * @example
  * const store = createPostgresStore({ connection: process.env.DATABASE_URL! });
