@@ -130,7 +130,10 @@ function takeCtes(alerts: string, token: number, lease: number): string {
  * `first` is what a plain take would take (the first due alert that no other take locked); when
  * it may start, it is the one, at the cost of a plain take and one index lookup. Else `later`
  * reads on in the order of `alerts_due`, passing over the alerts that may not start (the alerts of
- * users held by others before the first that may); it runs only then.
+ * users held by others before the first that may); it runs only then. It walks that index one
+ * entry at a time (each step an `ORDER BY ... LIMIT 1` from the last one), so that it stops at the
+ * first alert that may start whatever the planner believes of the table's size: a plain filtered
+ * scan, planned while the table looked nearly empty, read and sorted every waiting alert.
  *
  * Taking sets `holds`. Two takes that saw the same user free (one statement's snapshot can be
  * older than another take's commit) cannot both hold it: the unique index `alerts_holder` makes
@@ -147,10 +150,14 @@ function orderedTakeCtes(
   completing: boolean,
 ): string {
   const notDone = completing ? ' AND o.id NOT IN (SELECT id FROM done)' : '';
+  // The user's first entry in `alerts_user_line`, read from where the user's entries begin: a
+  // range on the index's first column, in the index's order, so that whatever the statistics say
+  // PostgreSQL reads the index in order and stops at the first entry (an equality on the user,
+  // planned while each user seemed to have one alert, read all the user's entries and sorted them).
   const mayStart = (x: string): string => `(${x}.user_id IS NULL OR ${x}.id = (
         SELECT o.id FROM ${alerts} AS o
-        WHERE o.user_id = ${x}.user_id AND (o.state = 'waiting' OR o.holds)${notDone}
-        ORDER BY o.holds DESC, o.order_at, o.id
+        WHERE o.user_id >= ${x}.user_id AND (o.state = 'waiting' OR o.holds)${notDone}
+        ORDER BY o.user_id, o.holds DESC, o.order_at, o.id
         LIMIT 1))`;
   return `first AS (
       SELECT id, user_id FROM ${alerts}
@@ -159,9 +166,21 @@ function orderedTakeCtes(
       LIMIT 1
       FOR UPDATE SKIP LOCKED
     ), later AS (
-      SELECT a.id FROM ${alerts} AS a
-      WHERE a.state = 'waiting' AND a.due_at <= now() AND ${mayStart('a')}
-      ORDER BY a.due_at, a.id
+      WITH RECURSIVE walk AS (
+        (SELECT due_at, id, user_id FROM ${alerts}
+        WHERE state = 'waiting' AND due_at <= now()
+        ORDER BY due_at, id
+        LIMIT 1)
+        UNION ALL
+        SELECT n.due_at, n.id, n.user_id FROM walk AS w CROSS JOIN LATERAL (
+          SELECT due_at, id, user_id FROM ${alerts}
+          WHERE state = 'waiting' AND due_at <= now() AND (due_at, id) > (w.due_at, w.id)
+          ORDER BY due_at, id
+          LIMIT 1
+        ) AS n
+      )
+      SELECT a.id FROM walk AS w JOIN ${alerts} AS a ON a.due_at = w.due_at AND a.id = w.id
+      WHERE a.state = 'waiting' AND ${mayStart('w')}
       LIMIT 1
       FOR UPDATE OF a SKIP LOCKED
     ), next AS (
