@@ -127,13 +127,12 @@ function takeCtes(alerts: string, token: number, lease: number): string {
  * it holds each user's waiting alerts and the alert that holds the user, the holder first, then
  * by time; an alert may start when it is the first there.
  *
- * `first` is what a plain take would take (the first due alert that no other take locked); when
- * it may start, it is the one, at the cost of a plain take and one index lookup. Else `later`
- * reads on in the order of `alerts_due`, passing over the alerts that may not start (the alerts of
- * users held by others before the first that may); it runs only then. It walks that index one
- * entry at a time (each step an `ORDER BY ... LIMIT 1` from the last one), so that it stops at the
- * first alert that may start whatever the planner believes of the table's size: a plain filtered
- * scan, planned while the table looked nearly empty, read and sorted every waiting alert.
+ * The due alerts are read in the order of `alerts_due`, as a plain take reads them, one index
+ * entry at a time (each step an `ORDER BY ... LIMIT 1` from the last one), and the first that may
+ * start and that no other take locked is taken: the check comes before the lock, so that a take
+ * never locks (and so hides from the take it is due to) an alert that may not start for it. The
+ * walk keeps the plan on ordered index scans whatever the statistics: a filtered scan, planned
+ * while the table looked nearly empty, read and sorted every waiting alert.
  *
  * Taking sets `holds`. Two takes that saw the same user free (one statement's snapshot can be
  * older than another take's commit) cannot both hold it: the unique index `alerts_holder` makes
@@ -159,13 +158,7 @@ function orderedTakeCtes(
         WHERE o.user_id >= ${x}.user_id AND (o.state = 'waiting' OR o.holds)${notDone}
         ORDER BY o.user_id, o.holds DESC, o.order_at, o.id
         LIMIT 1))`;
-  return `first AS (
-      SELECT id, user_id FROM ${alerts}
-      WHERE state = 'waiting' AND due_at <= now()
-      ORDER BY due_at, id
-      LIMIT 1
-      FOR UPDATE SKIP LOCKED
-    ), later AS (
+  return `next AS (
       WITH RECURSIVE walk AS (
         (SELECT due_at, id, user_id FROM ${alerts}
         WHERE state = 'waiting' AND due_at <= now()
@@ -183,11 +176,6 @@ function orderedTakeCtes(
       WHERE a.state = 'waiting' AND ${mayStart('w')}
       LIMIT 1
       FOR UPDATE OF a SKIP LOCKED
-    ), next AS (
-      SELECT f.id FROM first AS f WHERE ${mayStart('f')}
-      UNION ALL
-      SELECT id FROM later
-      LIMIT 1
     ), taken AS (
       UPDATE ${alerts} AS a
       SET state = 'active', lease_token = $${String(token)},
