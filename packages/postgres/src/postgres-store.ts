@@ -63,6 +63,13 @@ interface AlertRow {
   newest?: number | null;
 }
 
+/** A row of `completeAndTake`: whether it completed, and what it took. */
+interface CompletionRow extends AlertRow {
+  completed: number;
+  /** Whether the completed alert held a user that the take did not hold again (in order). */
+  released?: boolean | null;
+}
+
 function alertRecord(row: AlertRow | undefined): AlertRecord<'taken'> | undefined {
   if (row?.id == null || row.entry === null) return undefined;
   const taken: AlertRecord<'taken'> = {
@@ -107,12 +114,6 @@ class PgAlertStore implements PostgresAlertStore {
   #closed = false;
   #lastSweep = 0;
   #sweeping: Promise<void> | undefined;
-  /**
-   * Job ids of alerts this store took in order that hold their user: when one completes or fails
-   * without a take after it, this process's waiting take looks at once (the user's next alert may
-   * start now).
-   */
-  readonly #holding = new Set<string>();
 
   constructor(options: PostgresQueueOptions, mode: PostgresStoreMode) {
     const resolved = resolvePostgresOptions(options);
@@ -266,7 +267,7 @@ class PgAlertStore implements PostgresAlertStore {
         options.leaseMs,
       ]);
       const row = rows[0];
-      const taken = this.#took(row);
+      const taken = alertRecord(row);
       if (taken !== undefined || options.wait === false) return taken;
       if (this.#isStopped() || this.#wakeUp.sleeping()) return undefined;
       if (this.#wakeUp.count !== seen) continue; // woken while asking: ask again
@@ -296,17 +297,13 @@ class PgAlertStore implements PostgresAlertStore {
     }
   }
 
-  /** The record of a taken row, noting an alert that holds its user. */
-  #took(row: AlertRow | undefined): AlertRecord<'taken'> | undefined {
-    const taken = alertRecord(row);
-    if (taken !== undefined && row?.user_id != null) this.#holding.add(taken.jobId);
-    return taken;
-  }
-
-  /** The alert of `id` ended its lease (`written`): when it held its user, a waiting take looks. */
-  #released(id: string, written: boolean): boolean {
-    if (this.#holding.delete(id) && written) this.#wakeUp.now();
-    return written;
+  /**
+   * A write ended the lease of an alert that held its user (as Postgres answered it: nothing of
+   * a hold is kept in this process), and no take of the same statement took that user's next
+   * alert: this process's waiting take looks at once (the user's next alert may start now).
+   */
+  #released(released: boolean | null | undefined): void {
+    if (released === true) this.#wakeUp.now();
   }
 
   /** Whether `stopTaking` was called (read through a call: it changes during the awaits). */
@@ -325,7 +322,11 @@ class PgAlertStore implements PostgresAlertStore {
   }
 
   async complete(id: string, token: string): Promise<boolean> {
-    return this.#released(id, await this.#fenced(this.#sql.complete, id, token, []));
+    if (!JOB_ID.test(id)) return false;
+    const { rows } = await this.#query<{ released: boolean }>(this.#sql.complete, [id, token]);
+    const row = rows[0];
+    this.#released(row?.released);
+    return row !== undefined;
   }
 
   async completeAndTake(
@@ -334,18 +335,15 @@ class PgAlertStore implements PostgresAlertStore {
     next: TakeOptions,
   ): ReturnType<AlertStore['completeAndTake']> {
     if (this.#stopped) return { completed: await this.complete(id, token), next: undefined };
-    this.#holding.delete(id); // a take follows in the same statement
     // An id that is no job id completes nothing; the take happens all the same.
     const values = [JOB_ID.test(id) ? id : '0', token, next.token, next.leaseMs];
     const { rows } =
       next.perUser === true
-        ? await this.#raced<AlertRow & { completed: number }>(
-            this.#sql.completeAndTakeInOrder,
-            values,
-          )
-        : await this.#query<AlertRow & { completed: number }>(this.#sql.completeAndTake, values);
+        ? await this.#raced<CompletionRow>(this.#sql.completeAndTakeInOrder, values)
+        : await this.#query<CompletionRow>(this.#sql.completeAndTake, values);
     const row = rows[0];
-    return { completed: row?.completed === 1, next: this.#took(row) };
+    this.#released(row?.released);
+    return { completed: row?.completed === 1, next: alertRecord(row) };
   }
 
   async scheduleRetry(
@@ -354,7 +352,6 @@ class PgAlertStore implements PostgresAlertStore {
     verdict: Extract<AlertVerdict, { outcome: 'retry' }>,
   ): Promise<boolean> {
     const delayMs = Math.max(0, Math.round(verdict.delayMs));
-    this.#holding.delete(id); // it keeps its user: the take that takes it again notes it anew
     const written = await this.#fenced(this.#sql.scheduleRetry, id, token, [
       delayMs,
       verdict.tries,
@@ -370,12 +367,17 @@ class PgAlertStore implements PostgresAlertStore {
     token: string,
     verdict: Extract<AlertVerdict, { outcome: 'failed' }>,
   ): Promise<boolean> {
-    const written = await this.#fenced(this.#sql.fail, id, token, [
+    if (!JOB_ID.test(id)) return false;
+    const { rows } = await this.#query<{ released: boolean }>(this.#sql.fail, [
+      id,
+      token,
       verdict.tries,
       [...verdict.succeeded],
       verdict.error.message,
     ]);
-    return this.#released(id, written);
+    const row = rows[0];
+    this.#released(row?.released);
+    return row !== undefined;
   }
 
   async reclaimExpired(): Promise<number> {

@@ -311,9 +311,10 @@ export function statements(schema: string) {
      */
     completeAndTakeInOrder: `
       WITH done AS (
-        DELETE FROM ${alerts} WHERE ${FENCE} RETURNING id
+        DELETE FROM ${alerts} WHERE ${FENCE} RETURNING id, user_id, holds
       ), ${orderedTakeCtes(alerts, 3, 4, true)}
-      SELECT (SELECT count(*) FROM done)::int AS completed, t.*, ${newestOf(users)}
+      SELECT (SELECT count(*) FROM done)::int AS completed, t.*, ${newestOf(users)},
+        (SELECT d.holds AND d.user_id IS DISTINCT FROM t.user_id FROM done AS d) AS released
       FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true`,
     /** `$1` id, `$2` token, `$3` next token, `$4` lease ms: completes, and takes the next alert. */
     completeAndTake: `
@@ -324,9 +325,10 @@ export function statements(schema: string) {
       FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true`,
     /**
      * `$1` id, `$2` token. The row goes (and with it the hold of its user, if it held one); the
-     * identity stays until it expires.
+     * identity stays until it expires. A row when it was completed: `released`, whether it held
+     * its user.
      */
-    complete: `DELETE FROM ${alerts} WHERE ${FENCE}`,
+    complete: `DELETE FROM ${alerts} WHERE ${FENCE} RETURNING holds AS released`,
     /** `$1` id, `$2` token, `$3` lease ms, `$4` stalls (null: unchanged, `lapsed` kept). */
     extend: `
       UPDATE ${alerts}
@@ -348,13 +350,15 @@ export function statements(schema: string) {
       SELECT id, ${notify('($3::bigint)::text')} FROM done`,
     /**
      * `$1` id, `$2` token, `$3` tries, `$4` succeeded, `$5` error message. A failed alert holds no
-     * user (retried, it waits like any other).
+     * user (retried, it waits like any other). A row when it was written: `released`, whether the
+     * alert was accepted in order (it may have held its user).
      */
     fail: `
       UPDATE ${alerts}
       SET state = 'failed', failed_at = now(), tries = $3, succeeded = $4, error = $5,
         lapsed = false, lease_token = NULL, lease_until = NULL, holds = false
-      WHERE ${FENCE}`,
+      WHERE ${FENCE}
+      RETURNING user_id IS NOT NULL AS released`,
     /** Puts back every alert whose lease expired, marked lapsed; notifies when there were any. */
     reclaim: `
       WITH back AS (
