@@ -129,7 +129,9 @@ function takeCtes(alerts: string, token: number, lease: number): string {
  *
  * The due alerts are read in the order of `alerts_due`, as a plain take reads them, one index
  * entry at a time (each step an `ORDER BY ... LIMIT 1` from the last one), and the first that may
- * start and that no other take locked is taken: the check comes before the lock, so that a take
+ * start and that no other take locked is taken (its row found again by its `ctid`, one page read; a
+ * row changed since the statement's snapshot is locked in its newest version, which must still be
+ * waiting and due): the check comes before the lock, so that a take
  * never locks (and so hides from the take it is due to) an alert that may not start for it. The
  * walk keeps the plan on ordered index scans whatever the statistics: a filtered scan, planned
  * while the table looked nearly empty, read and sorted every waiting alert.
@@ -160,20 +162,20 @@ function orderedTakeCtes(
         LIMIT 1))`;
   return `next AS (
       WITH RECURSIVE walk AS (
-        (SELECT due_at, id, user_id FROM ${alerts}
+        (SELECT due_at, id, user_id, ctid FROM ${alerts}
         WHERE state = 'waiting' AND due_at <= now()
         ORDER BY due_at, id
         LIMIT 1)
         UNION ALL
-        SELECT n.due_at, n.id, n.user_id FROM walk AS w CROSS JOIN LATERAL (
-          SELECT due_at, id, user_id FROM ${alerts}
+        SELECT n.due_at, n.id, n.user_id, n.ctid FROM walk AS w CROSS JOIN LATERAL (
+          SELECT due_at, id, user_id, ctid FROM ${alerts}
           WHERE state = 'waiting' AND due_at <= now() AND (due_at, id) > (w.due_at, w.id)
           ORDER BY due_at, id
           LIMIT 1
         ) AS n
       )
-      SELECT a.id FROM walk AS w JOIN ${alerts} AS a ON a.due_at = w.due_at AND a.id = w.id
-      WHERE a.state = 'waiting' AND ${mayStart('w')}
+      SELECT a.id FROM walk AS w JOIN ${alerts} AS a ON a.ctid = w.ctid
+      WHERE a.state = 'waiting' AND a.due_at <= now() AND ${mayStart('w')}
       LIMIT 1
       FOR UPDATE OF a SKIP LOCKED
     ), taken AS (
