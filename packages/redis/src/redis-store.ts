@@ -5,11 +5,13 @@ import {
   type AlertVerdict,
   type StoreAcceptOptions,
   type TakeOptions,
+  type UserOrderKey,
   type FailedListOptions,
   type QueueCounts,
   type QueueHealth,
 } from '@churn-risk/core/store';
 import { Job, Queue, Worker, type JobJson, type JobsOptions } from 'bullmq';
+import type { ChainableCommander } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { openConnections, type Connections, type RedisClient } from './connection.js';
 import { countJobs, listFailed } from './failed-alerts.js';
@@ -22,6 +24,7 @@ import {
 } from './options.js';
 import { CHECK_KEY_TTL_MS, reclaimExpiredJobs } from './reclaim.js';
 import { failedNow, retryFailedJobs, type Failure } from './retry-failed.js';
+import { orderedJobId, UserOrder, type Turn } from './user-order.js';
 
 /**
  * How long a take waits for work on BullMQ's marker before it answers "nothing due", in seconds
@@ -77,6 +80,8 @@ class BullMqAlertStore implements RedisAlertStore {
   /** Takes jobs, writes the verdicts and runs the reclaims; made at the first of them. */
   #consumer: { worker: Worker<AlertJobData>; redis: RedisClient } | undefined;
   readonly #leases = new Map<string, Lease>();
+  /** The keys and scripts of the order per user. */
+  readonly #order: UserOrder;
   #stopped = false;
   #closed: Promise<void> | undefined;
 
@@ -88,6 +93,7 @@ class BullMqAlertStore implements RedisAlertStore {
       prefix: options.prefix,
     });
     this.bullQueue.on('error', () => undefined); // reported once by the connection
+    this.#order = new UserOrder(options.prefix);
     this.#jobOptions = {
       // A completed job is kept as long as its identity: BullMQ forgets a de-duplication key when
       // the job that holds it is removed.
@@ -100,6 +106,7 @@ class BullMqAlertStore implements RedisAlertStore {
     entry: AlertRecord<'accepted'>,
     options: StoreAcceptOptions,
   ): Promise<'accepted' | 'duplicate'> {
+    if (options.order !== undefined) return this.#acceptInOrder(entry, options, options.order);
     const jobId = randomUUID();
     // One Lua script: SET the identity NX PX ttl and store the job, or neither (BullMQ's
     // addStandardJob with de-duplication). A duplicate gets the id of the job that holds it.
@@ -120,7 +127,9 @@ class BullMqAlertStore implements RedisAlertStore {
     // Typed as always a job; BullMQ answers undefined when nothing is due.
     const job = (await worker.getNextJob(options.token, { block: options.wait !== false })) as
       Job<AlertJobData> | undefined;
-    return job === undefined ? undefined : this.#handOut(job, options, options.token);
+    if (job === undefined) return undefined;
+    if (options.perUser === true) return this.#takeInTurn(job, options, options.token);
+    return this.#handOut(job, options, options.token);
   }
 
   async extend(id: string, token: string, leaseMs: number, stalls?: number): Promise<boolean> {
@@ -136,7 +145,9 @@ class BullMqAlertStore implements RedisAlertStore {
 
   complete(id: string, token: string): Promise<boolean> {
     return this.#finish(id, token, async (lease) => {
+      const released = this.#release(lease);
       await lease.job.moveToCompleted(undefined, lease.lockToken, false);
+      await released;
       return true;
     });
   }
@@ -144,11 +155,11 @@ class BullMqAlertStore implements RedisAlertStore {
   completeAndTake(id: string, token: string, next: TakeOptions): Promise<Completion> {
     const known = this.#leases.get(id);
     // The hot path, an alert handed out here under this token, stays synchronous up to the write.
-    if (known?.token === token) return this.#completeTaking(id, known, next);
+    if (known?.token === token) return this.#completing(id, known, next);
     // Handed out here under another token (stale): refused; another instance's: BullMQ's lock
     // decides. A refusal takes all the same.
     return this.#lease(id, token).then((lease) =>
-      lease === undefined ? this.#takeAfterRefusal(next) : this.#completeTaking(id, lease, next),
+      lease === undefined ? this.#takeAfterRefusal(next) : this.#completing(id, lease, next),
     );
   }
 
@@ -179,8 +190,10 @@ class BullMqAlertStore implements RedisAlertStore {
     return this.#finish(id, token, async (lease) => {
       const data = { ...lease.data, tries: verdict.tries, succeeded: [...verdict.succeeded] };
       if (!(await this.#writeData(lease, data))) return false;
+      const released = this.#release(lease);
       // One try per job as far as BullMQ knows (attempts 1): this moves it to the failed set.
       await lease.job.moveToFailed(new Error(verdict.error.message), lease.lockToken, false);
+      await released;
       return true;
     });
   }
@@ -338,14 +351,175 @@ class BullMqAlertStore implements RedisAlertStore {
       );
   }
 
+  /** `#completeTaking`, or `#completeTakingInOrder` when the alert or the take is in order. */
+  #completing(id: string, lease: Lease, next: TakeOptions): Promise<Completion> {
+    return lease.data.order === undefined && next.perUser !== true
+      ? this.#completeTaking(id, lease, next)
+      : this.#completeTakingInOrder(id, lease, next);
+  }
+
+  /**
+   * `#completeTaking` in order per user: the release of the user goes out first (pipelined on the
+   * same connection, ahead of BullMQ's completion), then the completion takes the next job, which
+   * a per-user take hands out only in its turn (else parks it and takes again).
+   */
+  #completeTakingInOrder(id: string, lease: Lease, next: TakeOptions): Promise<Completion> {
+    const { worker } = this.#consume();
+    const { job, lockToken } = lease;
+    const released = this.#release(lease);
+    const keep = job.opts.removeOnComplete ?? false;
+    return worker
+      .getBackend()
+      .moveToCompleted(job, undefined, keep, lockToken, !this.#stopped)
+      .then(
+        async ({ result }) => {
+          this.#leases.delete(id);
+          await released;
+          const fetched = fetchedJob(result);
+          if (fetched === undefined) return NOTHING_NEXT;
+          const nextJob = Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
+          const taken =
+            next.perUser === true
+              ? await this.#takeInTurn(nextJob, next, lockToken)
+              : await this.#handOut(nextJob, next, lockToken);
+          return { completed: true, next: taken };
+        },
+        async (error: unknown) => {
+          if (!(await this.#lost(lease))) throw error;
+          this.#leases.delete(id);
+          return this.#takeAfterRefusal(next);
+        },
+      );
+  }
+
+  /**
+   * Accepts an alert in order per user: BullMQ's add (with its de-duplication) and the record of
+   * the alert in its user's line and of the user's newest time, in one MULTI (one atomic step;
+   * the record is written only when the add stored the job).
+   */
+  async #acceptInOrder(
+    entry: AlertRecord<'accepted'>,
+    options: StoreAcceptOptions,
+    order: UserOrderKey,
+  ): Promise<'accepted' | 'duplicate'> {
+    const jobId = orderedJobId();
+    const data: AlertJobData = { ...entry, tries: 0, succeeded: [], stalls: 0, order };
+    const job = new Job<AlertJobData>(
+      this.bullQueue,
+      JOB_NAME,
+      data,
+      {
+        ...this.#jobOptions,
+        jobId,
+        deduplication: { id: entry.id, ttl: options.dedupeTtlMs },
+        ...(options.first === true ? { lifo: true } : {}),
+      },
+      jobId,
+    );
+    // BullMQ's Redis client (its escape hatch `RedisQueueBackend.client`), on our connection.
+    const client = await this.bullQueue.getBackend().client;
+    const multi = client.multi();
+    await job.addJob(multi); // queues BullMQ's add script on the MULTI (Job.addJob's transaction)
+    const commands = multi as unknown as ChainableCommander;
+    this.#order.queueAccept(
+      commands,
+      this.bullQueue.toKey(jobId),
+      jobId,
+      order,
+      options.dedupeTtlMs,
+    );
+    const results = (await multi.exec()) ?? [];
+    for (const [error] of results) if (error) throw error;
+    return results[0]?.[1] === jobId ? 'accepted' : 'duplicate';
+  }
+
+  /**
+   * Hands out `job` (taken by BullMQ, locked with `lockToken`) if it is its user's turn, holding
+   * the user; else parks it (BullMQ's delayed set, for at most `leaseMs`) with a take of the next
+   * job in the same round trip (`moveToDelayed`'s `fetchNext`), and so on. A job accepted without
+   * order is handed out as it is. Undefined when every job due was parked.
+   */
+  async #takeInTurn(
+    job: Job<AlertJobData>,
+    options: TakeOptions,
+    lockToken: string,
+  ): Promise<AlertRecord<'taken'> | undefined> {
+    const { worker, redis } = this.#consume();
+    const backend = worker.getBackend();
+    const wakes: Promise<void>[] = [];
+    try {
+      for (let current: Job<AlertJobData> | undefined = job; current !== undefined;) {
+        const { order } = current.data;
+        if (order === undefined) return await this.#handOut(current, options, lockToken);
+        const id = String(current.id);
+        const prefix = this.bullQueue.toKey('');
+        const turn = await this.#order.takeInTurn(redis, id, options.token, order, prefix);
+        if (turn !== undefined) return await this.#handOut(current, options, lockToken, turn);
+        const result = await backend.moveToDelayed(
+          id,
+          Date.now(),
+          this.#options.leaseMs,
+          lockToken,
+          {
+            skipAttempt: true,
+            fetchNext: !this.#stopped,
+          },
+        );
+        // The holder may have ended between the decision and the move, its promote too early.
+        wakes.push(
+          this.#order
+            .turnAfterPark(redis, id, order)
+            .then((turnNow) => (turnNow ? this.#promote(id) : undefined))
+            .catch(() => undefined), // then the park's own bound wakes it
+        );
+        const fetched = fetchedJob(result);
+        current =
+          fetched === undefined
+            ? undefined
+            : Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
+      }
+      return undefined;
+    } finally {
+      await Promise.all(wakes);
+    }
+  }
+
+  /**
+   * Sends the end of the lease's alert in its user's order (for an alert accepted in order; it
+   * goes out before the caller's BullMQ move, on the same connection), and promotes the user's
+   * next alert when it is parked. The caller awaits it after its move; it never rejects unawaited.
+   */
+  #release(lease: Lease): Promise<void> | undefined {
+    const { order } = lease.data;
+    if (order === undefined) return undefined;
+    const released = this.#order
+      .release(this.#consume().redis, String(lease.job.id), lease.token, order)
+      .then((next) => (next === undefined ? undefined : this.#promote(next)));
+    released.catch(() => undefined); // awaited by the caller, unless its own move failed first
+    return released;
+  }
+
+  /** Moves a parked job back to wait (BullMQ's promote); nothing when it is not delayed any more. */
+  async #promote(jobId: string): Promise<void> {
+    try {
+      await this.#consume().worker.getBackend().promote(jobId);
+    } catch {
+      // Taken, or promoted by another process meanwhile; else its park's bound wakes it.
+    }
+  }
+
   /** A completion refused (its lease was lost): a take all the same, at once (none once stopping). */
   async #takeAfterRefusal(next: TakeOptions): Promise<Completion> {
     if (this.#stopped) return { completed: false, next: undefined };
     const job = (await this.#consume().worker.getNextJob(next.token, { block: false })) as
       Job<AlertJobData> | undefined;
+    if (job === undefined) return { completed: false, next: undefined };
     return {
       completed: false,
-      next: job === undefined ? undefined : await this.#handOut(job, next),
+      next:
+        next.perUser === true
+          ? await this.#takeInTurn(job, next, next.token)
+          : await this.#handOut(job, next),
     };
   }
 
@@ -354,15 +528,24 @@ class BullMqAlertStore implements RedisAlertStore {
     job: Job<AlertJobData>,
     options: TakeOptions,
     lockToken = options.token,
+    turn?: Turn,
   ): Promise<AlertRecord<'taken'>> {
     if (options.leaseMs !== this.#options.leaseMs) {
       await job.extendLock(lockToken, options.leaseMs); // BullMQ locked it for our leaseMs
     }
-    return this.#record(job, options.token, lockToken);
+    return this.#record(job, options.token, lockToken, turn);
   }
 
-  /** Records the lease of a job just taken, locked for `leaseMs`, and hands it out. */
-  #record(job: Job<AlertJobData>, token: string, lockToken: string): AlertRecord<'taken'> {
+  /**
+   * Records the lease of a job just taken, locked for `leaseMs`, and hands it out; `turn`: taken
+   * in order per user (its parks, and its user's newest time).
+   */
+  #record(
+    job: Job<AlertJobData>,
+    token: string,
+    lockToken: string,
+    turn?: Turn,
+  ): AlertRecord<'taken'> {
     const id = String(job.id);
     const data = job.data;
     this.#leases.set(id, { job, token, lockToken, data });
@@ -377,9 +560,11 @@ class BullMqAlertStore implements RedisAlertStore {
       succeeded: data.succeeded,
       stalls: data.stalls,
       // Every take starts an attempt (BullMQ's attemptsStarted). Each earlier attempt ended with
-      // a verdict core wrote (tries) or was a stall core recorded (stalls); one more means the
-      // previous taker lost its lease without either: it died or froze, and this is a takeover.
-      lapsed: job.attemptsStarted - 1 > data.tries + data.stalls,
+      // a verdict core wrote (tries), was a stall core recorded (stalls) or was parked, not its
+      // user's turn (parks); one more means the previous taker lost its lease without any: it
+      // died or froze, and this is a takeover.
+      lapsed: job.attemptsStarted - 1 - (turn?.parks ?? 0) > data.tries + data.stalls,
+      ...(turn === undefined ? {} : { newest: turn.newest }),
     };
   }
 
@@ -448,7 +633,9 @@ class BullMqAlertStore implements RedisAlertStore {
    */
   async #retryJobs(failures: readonly Failure[]): Promise<string[]> {
     await this.bullQueue.waitUntilReady();
-    return retryFailedJobs(this.bullQueue, this.#connections.client, failures);
+    return retryFailedJobs(this.bullQueue, this.#connections.client, failures, (user) =>
+      this.#order.lineKey(user),
+    );
   }
 }
 
