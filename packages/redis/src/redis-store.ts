@@ -24,7 +24,7 @@ import {
 } from './options.js';
 import { CHECK_KEY_TTL_MS, reclaimExpiredJobs } from './reclaim.js';
 import { failedNow, retryFailedJobs, type Failure } from './retry-failed.js';
-import { orderedJobId, UserOrder, type Turn } from './user-order.js';
+import { isNoScript, orderedJobId, UserOrder, type Turn } from './user-order.js';
 
 /**
  * How long a take waits for work on BullMQ's marker before it answers "nothing due", in seconds
@@ -68,6 +68,11 @@ function fetchedJob(result: unknown): { json: JobJson; id: string } | undefined 
 /** What `completeAndTake` resolves with: whether the completion went through, the next alert. */
 type Completion = Awaited<ReturnType<AlertStore['completeAndTake']>>;
 
+/** A completion that went through, and the alert it took next. */
+function completedWith(next: AlertRecord<'taken'> | undefined): Completion {
+  return next === undefined ? NOTHING_NEXT : { completed: true, next };
+}
+
 /** A completion that took nothing next. */
 const NOTHING_NEXT: Completion = Object.freeze({ completed: true, next: undefined });
 
@@ -82,6 +87,8 @@ class BullMqAlertStore implements RedisAlertStore {
   readonly #leases = new Map<string, Lease>();
   /** The keys and scripts of the order per user. */
   readonly #order: UserOrder;
+  /** The key of a job is this and its id (BullMQ's `queue.toKey(id)`). */
+  readonly #jobKeyPrefix: string;
   #stopped = false;
   #closed: Promise<void> | undefined;
 
@@ -93,7 +100,11 @@ class BullMqAlertStore implements RedisAlertStore {
       prefix: options.prefix,
     });
     this.bullQueue.on('error', () => undefined); // reported once by the connection
-    this.#order = new UserOrder(options.prefix);
+    this.#order = new UserOrder(options.prefix, {
+      completed: this.bullQueue.toKey('completed'),
+      failed: this.bullQueue.toKey('failed'),
+    });
+    this.#jobKeyPrefix = this.bullQueue.toKey('');
     this.#jobOptions = {
       // A completed job is kept as long as its identity: BullMQ forgets a de-duplication key when
       // the job that holds it is removed.
@@ -145,9 +156,8 @@ class BullMqAlertStore implements RedisAlertStore {
 
   complete(id: string, token: string): Promise<boolean> {
     return this.#finish(id, token, async (lease) => {
-      const released = this.#release(lease);
       await lease.job.moveToCompleted(undefined, lease.lockToken, false);
-      await released;
+      await this.#ended(lease);
       return true;
     });
   }
@@ -190,10 +200,9 @@ class BullMqAlertStore implements RedisAlertStore {
     return this.#finish(id, token, async (lease) => {
       const data = { ...lease.data, tries: verdict.tries, succeeded: [...verdict.succeeded] };
       if (!(await this.#writeData(lease, data))) return false;
-      const released = this.#release(lease);
       // One try per job as far as BullMQ knows (attempts 1): this moves it to the failed set.
       await lease.job.moveToFailed(new Error(verdict.error.message), lease.lockToken, false);
-      await released;
+      await this.#ended(lease);
       return true;
     });
   }
@@ -359,30 +368,46 @@ class BullMqAlertStore implements RedisAlertStore {
   }
 
   /**
-   * `#completeTaking` in order per user: the release of the user goes out first (pipelined on the
-   * same connection, ahead of BullMQ's completion), then the completion takes the next job, which
-   * a per-user take hands out only in its turn (else parks it and takes again).
+   * `#completeTaking` in order per user (the alert was accepted in order, or the take is per
+   * user): BullMQ's completion takes the next job in the same round trip, then one script ends
+   * the alert in its user's order and takes the next job in its turn (user-order.ts). A job that
+   * is not its user's turn is parked, and the take goes on (`#parkAndTake`).
    */
   #completeTakingInOrder(id: string, lease: Lease, next: TakeOptions): Promise<Completion> {
-    const { worker } = this.#consume();
+    const { worker, redis } = this.#consume();
     const { job, lockToken } = lease;
-    const released = this.#release(lease);
     const keep = job.opts.removeOnComplete ?? false;
     return worker
       .getBackend()
       .moveToCompleted(job, undefined, keep, lockToken, !this.#stopped)
       .then(
-        async ({ result }) => {
+        ({ result }) => {
           this.#leases.delete(id);
-          await released;
           const fetched = fetchedJob(result);
-          if (fetched === undefined) return NOTHING_NEXT;
-          const nextJob = Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
-          const taken =
-            next.perUser === true
-              ? await this.#takeInTurn(nextJob, next, lockToken)
-              : await this.#handOut(nextJob, next, lockToken);
-          return { completed: true, next: taken };
+          const nextJob =
+            fetched === undefined
+              ? undefined
+              : Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
+          const ended = lease.data.order && { id, order: lease.data.order };
+          const order = next.perUser === true ? nextJob?.data.order : undefined;
+          const taken = order && nextJob && { id: String(nextJob.id), order, token: next.token };
+          if (ended === undefined && taken === undefined) {
+            return nextJob === undefined
+              ? NOTHING_NEXT
+              : this.#handOut(nextJob, next, lockToken).then(completedWith);
+          }
+          return this.#order
+            .turn(redis, this.#jobKeyPrefix, ended, taken)
+            .then(async ({ wake, turn }) => {
+              const woken = wake === undefined ? undefined : this.#promote(wake);
+              let alert: AlertRecord<'taken'> | undefined;
+              if (nextJob === undefined) alert = undefined;
+              else if (taken === undefined || turn !== undefined) {
+                alert = await this.#handOut(nextJob, next, lockToken, turn);
+              } else alert = await this.#parkAndTake(nextJob, taken.order, next, lockToken);
+              await woken;
+              return completedWith(alert);
+            });
         },
         async (error: unknown) => {
           if (!(await this.#lost(lease))) throw error;
@@ -420,83 +445,98 @@ class BullMqAlertStore implements RedisAlertStore {
     const client = await this.bullQueue.getBackend().client;
     const multi = client.multi();
     await job.addJob(multi); // queues BullMQ's add script on the MULTI (Job.addJob's transaction)
-    const commands = multi as unknown as ChainableCommander;
+    const jobKey = this.bullQueue.toKey(jobId);
+    const { dedupeTtlMs } = options;
     this.#order.queueAccept(
-      commands,
-      this.bullQueue.toKey(jobId),
+      multi as unknown as ChainableCommander,
+      jobKey,
       jobId,
       order,
-      options.dedupeTtlMs,
+      dedupeTtlMs,
     );
-    const results = (await multi.exec()) ?? [];
-    for (const [error] of results) if (error) throw error;
-    return results[0]?.[1] === jobId ? 'accepted' : 'duplicate';
+    const [added, recorded] = (await multi.exec()) ?? [];
+    if (added === undefined || added[0] !== null) throw added?.[0] ?? new Error('MULTI aborted');
+    if (added[1] !== jobId) return 'duplicate';
+    if (recorded?.[0] != null) {
+      // Redis did not know the script (its cache was flushed): the job is stored, the record follows.
+      if (!isNoScript(recorded[0])) throw recorded[0];
+      await this.#order.acceptAlone(this.#connections.client, jobKey, jobId, order, dedupeTtlMs);
+    }
+    return 'accepted';
   }
 
   /**
    * Hands out `job` (taken by BullMQ, locked with `lockToken`) if it is its user's turn, holding
-   * the user; else parks it (BullMQ's delayed set, for at most `leaseMs`) with a take of the next
-   * job in the same round trip (`moveToDelayed`'s `fetchNext`), and so on. A job accepted without
-   * order is handed out as it is. Undefined when every job due was parked.
+   * the user; else parks it and takes the next (`#parkAndTake`). A job accepted without order is
+   * handed out as it is. Undefined when every job due was parked.
    */
   async #takeInTurn(
     job: Job<AlertJobData>,
     options: TakeOptions,
     lockToken: string,
   ): Promise<AlertRecord<'taken'> | undefined> {
+    const { order } = job.data;
+    if (order === undefined) return this.#handOut(job, options, lockToken);
+    const { turn } = await this.#order.turn(this.#consume().redis, this.#jobKeyPrefix, undefined, {
+      id: String(job.id),
+      order,
+      token: options.token,
+    });
+    if (turn !== undefined) return this.#handOut(job, options, lockToken, turn);
+    return this.#parkAndTake(job, order, options, lockToken);
+  }
+
+  /**
+   * Parks `job`, not its user's turn: BullMQ's delayed set for at most `leaseMs` (the alert that
+   * holds the user promotes it when it ends; the bound covers a lost promote), with a take of the
+   * next job in the same round trip (`moveToDelayed`'s `fetchNext`), which `#takeInTurn` hands
+   * out in its turn or parks in turn.
+   */
+  async #parkAndTake(
+    job: Job<AlertJobData>,
+    order: UserOrderKey,
+    options: TakeOptions,
+    lockToken: string,
+  ): Promise<AlertRecord<'taken'> | undefined> {
     const { worker, redis } = this.#consume();
-    const backend = worker.getBackend();
-    const wakes: Promise<void>[] = [];
+    const id = String(job.id);
+    const result = await worker
+      .getBackend()
+      .moveToDelayed(id, Date.now(), this.#options.leaseMs, lockToken, {
+        skipAttempt: true,
+        fetchNext: !this.#stopped,
+      });
+    // The holder may have ended between the decision and the move, and its promote come too soon.
+    const woken = this.#order
+      .turnAfterPark(redis, id, order)
+      .then((turnNow) => (turnNow ? this.#promote(id) : undefined))
+      .catch(() => undefined); // then the park's own bound wakes it
     try {
-      for (let current: Job<AlertJobData> | undefined = job; current !== undefined;) {
-        const { order } = current.data;
-        if (order === undefined) return await this.#handOut(current, options, lockToken);
-        const id = String(current.id);
-        const prefix = this.bullQueue.toKey('');
-        const turn = await this.#order.takeInTurn(redis, id, options.token, order, prefix);
-        if (turn !== undefined) return await this.#handOut(current, options, lockToken, turn);
-        const result = await backend.moveToDelayed(
-          id,
-          Date.now(),
-          this.#options.leaseMs,
-          lockToken,
-          {
-            skipAttempt: true,
-            fetchNext: !this.#stopped,
-          },
-        );
-        // The holder may have ended between the decision and the move, its promote too early.
-        wakes.push(
-          this.#order
-            .turnAfterPark(redis, id, order)
-            .then((turnNow) => (turnNow ? this.#promote(id) : undefined))
-            .catch(() => undefined), // then the park's own bound wakes it
-        );
-        const fetched = fetchedJob(result);
-        current =
-          fetched === undefined
-            ? undefined
-            : Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
-      }
-      return undefined;
+      const fetched = fetchedJob(result);
+      if (fetched === undefined) return undefined;
+      const next = Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
+      return await this.#takeInTurn(next, options, lockToken);
     } finally {
-      await Promise.all(wakes);
+      await woken;
     }
   }
 
   /**
-   * Sends the end of the lease's alert in its user's order (for an alert accepted in order; it
-   * goes out before the caller's BullMQ move, on the same connection), and promotes the user's
-   * next alert when it is parked. The caller awaits it after its move; it never rejects unawaited.
+   * After BullMQ moved the lease's alert to completed or failed: its end in its user's order (an
+   * alert accepted in order), and the promote of the user's next alert when it is parked.
    */
-  #release(lease: Lease): Promise<void> | undefined {
+  async #ended(lease: Lease): Promise<void> {
     const { order } = lease.data;
-    if (order === undefined) return undefined;
-    const released = this.#order
-      .release(this.#consume().redis, String(lease.job.id), lease.token, order)
-      .then((next) => (next === undefined ? undefined : this.#promote(next)));
-    released.catch(() => undefined); // awaited by the caller, unless its own move failed first
-    return released;
+    if (order === undefined) return;
+    const ended = { id: String(lease.job.id), order };
+    try {
+      const { redis } = this.#consume();
+      const { wake } = await this.#order.turn(redis, this.#jobKeyPrefix, ended, undefined);
+      if (wake !== undefined) await this.#promote(wake);
+    } catch {
+      // The verdict is written: a take finds the user's holder finished and drops it, and the
+      // user's parked alerts come back within their bound.
+    }
   }
 
   /** Moves a parked job back to wait (BullMQ's promote); nothing when it is not delayed any more. */

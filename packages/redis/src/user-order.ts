@@ -1,6 +1,6 @@
 import type { UserOrderKey } from '@churn-risk/core/store';
 import { createHash, randomUUID } from 'node:crypto';
-import type { ChainableCommander } from 'ioredis';
+import { Redis, type ChainableCommander } from 'ioredis';
 import type { RedisClient } from './connection.js';
 
 // Order per user (`TakeOptions.perUser`) on keys of our own, next to BullMQ's. BullMQ has no
@@ -26,6 +26,31 @@ import type { RedisClient } from './connection.js';
 // (`queue.toKey(id)`): a job removed with BullMQ's own tools neither holds its user nor blocks its
 // line.
 
+/** Connections whose socket is corked until the end of this tick (see `Script.run`). */
+const corked = new WeakSet<RedisClient>();
+
+/**
+ * Holds back the writes to `client`'s socket until the end of this tick, so that the scripts that
+ * the replies of one read start go out in one write (a system call per command costs more than
+ * the command). Not on a Cluster (a socket per node).
+ */
+function corkUntilTickEnds(client: RedisClient): void {
+  if (corked.has(client) || !(client instanceof Redis)) return;
+  const { stream } = client;
+  if (typeof stream.cork !== 'function' || typeof stream.uncork !== 'function') return;
+  corked.add(client);
+  stream.cork();
+  setImmediate(() => {
+    corked.delete(client);
+    stream.uncork();
+  });
+}
+
+/** Whether `error` is Redis' answer to a script it does not know. */
+export function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+}
+
 /** A Lua script run by its SHA1, sent in full once Redis does not know it (NOSCRIPT). */
 class Script {
   readonly sha: string;
@@ -34,8 +59,9 @@ class Script {
   }
 
   run(client: RedisClient, keys: string[], args: (string | number)[]): Promise<unknown> {
+    corkUntilTickEnds(client);
     return client.evalsha(this.sha, keys.length, ...keys, ...args).catch((error: unknown) => {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      if (!isNoScript(error)) throw error;
       return client.eval(this.text, keys.length, ...keys, ...args);
     });
   }
@@ -58,67 +84,74 @@ end
 return 1`;
 
 /**
- * A per-user take of the job BullMQ just handed out: whether it is its user's turn, and if so the
- * hold, in one step. Its turn: it holds its user already (a retry due again, a takeover), or the
- * user is not held and it is the first of the line. Otherwise it is to be parked (counted here).
- * A holder or a first of the line whose job no longer exists is dropped.
- * KEYS: hold, line, newest, parks, parked. ARGV: job id, token, at, the job key prefix.
- * `{1, parks, newest}`: taken and held; `{0}`: to be parked.
+ * The end of one alert and the per-user take of the next, in one step (either may be absent):
+ *
+ * - the end (after BullMQ's move to completed or failed went through): its user is released when
+ *   the alert holds it, the job leaves the line, and the user's first job is answered when it is
+ *   parked (to promote);
+ * - the take of the job BullMQ just handed out (active, locked): whether it is its user's turn,
+ *   and if so the hold. Its turn: it holds its user already (a retry due again, a takeover), or
+ *   the user is not held and it is the first of the line. Otherwise it is to be parked (counted
+ *   here). A holder or a first of the line that is finished (completed, failed or gone: its end
+ *   was not recorded here, its process died right after BullMQ's move) is dropped.
+ *
+ * KEYS: BullMQ's completed and failed sets, parks, parked, then the ending alert's hold and line,
+ * then the taken job's hold, line and newest (keys of an absent part: any of the queue's).
+ * ARGV: ending job id (or ''), taken job id (or ''), its token, its at, the job key prefix.
+ * `{wake, took, parks, newest}`: `wake` the job id to promote, or ''; `took` 1 when the job is
+ * taken and holds its user, 0 when it is to be parked, -1 when there was nothing to take.
  */
-const TAKE_IN_TURN = `
-local id, at, jobs = ARGV[1], ARGV[3], ARGV[4]
-local function park()
-  redis.call('SADD', KEYS[5], id)
-  redis.call('HINCRBY', KEYS[4], id, 1)
-  return {0}
+const TURN = `
+local jobs = ARGV[5]
+local function finished(id)
+  return redis.call('EXISTS', jobs .. id) == 0 or redis.call('ZSCORE', KEYS[1], id)
+    or redis.call('ZSCORE', KEYS[2], id)
 end
-redis.call('ZADD', KEYS[2], 'NX', at, id)
-local holder = redis.call('GET', KEYS[1])
+local wake = ''
+local ended = ARGV[1]
+if ended ~= '' then
+  local hold = redis.call('GET', KEYS[5])
+  if hold and string.sub(hold, 1, #ended + 1) == ended .. ' ' then
+    redis.call('DEL', KEYS[5])
+    hold = false
+  end
+  redis.call('ZREM', KEYS[6], ended)
+  redis.call('HDEL', KEYS[3], ended)
+  redis.call('SREM', KEYS[4], ended)
+  if not hold then
+    local first = redis.call('ZRANGE', KEYS[6], 0, 0)[1]
+    if first and redis.call('SISMEMBER', KEYS[4], first) == 1 then wake = first end
+  end
+end
+local id = ARGV[2]
+if id == '' then return {wake, -1} end
+local function park()
+  redis.call('SADD', KEYS[4], id)
+  redis.call('HINCRBY', KEYS[3], id, 1)
+  return {wake, 0}
+end
+redis.call('ZADD', KEYS[8], 'NX', ARGV[4], id)
+local holder = redis.call('GET', KEYS[7])
 if holder then
   holder = string.match(holder, '^%S+')
   if holder ~= id then
-    if redis.call('EXISTS', jobs .. holder) == 1 then return park() end
+    if not finished(holder) then return park() end
     holder = false
   end
 end
 if not holder then
   while true do
-    local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+    local first = redis.call('ZRANGE', KEYS[8], 0, 0)[1]
     if first == id then break end
-    if redis.call('EXISTS', jobs .. first) == 1 then return park() end
-    redis.call('ZREM', KEYS[2], first)
+    if not finished(first) then return park() end
+    redis.call('ZREM', KEYS[8], first)
   end
 end
-redis.call('SET', KEYS[1], id .. ' ' .. ARGV[2])
-redis.call('SREM', KEYS[5], id)
-local newest = tonumber(redis.call('GET', KEYS[3]))
-if newest == nil or tonumber(at) > newest then newest = tonumber(at) end
-return {1, tonumber(redis.call('HGET', KEYS[4], id)) or 0, newest}`;
-
-/**
- * The end of an alert (completed, or failed for good), sent before BullMQ's own move: releases
- * the user when this take (`<job id> <token>`) holds it, drops the job from the line, and answers
- * the user's next job when it is parked (to promote). Nothing when the alert was taken over since
- * (the new taker holds the user by it). KEYS: hold, line, parks, parked. ARGV: job id, token.
- */
-const RELEASE = `
-local id = ARGV[1]
-local hold = redis.call('GET', KEYS[1])
-if hold then
-  if hold == id .. ' ' .. ARGV[2] then
-    redis.call('DEL', KEYS[1])
-    hold = false
-  elseif string.sub(hold, 1, #id + 1) == id .. ' ' then
-    return false
-  end
-end
-redis.call('ZREM', KEYS[2], id)
-redis.call('HDEL', KEYS[3], id)
+redis.call('SET', KEYS[7], id .. ' ' .. ARGV[3])
 redis.call('SREM', KEYS[4], id)
-if hold then return false end
-local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
-if first and redis.call('SISMEMBER', KEYS[4], first) == 1 then return first end
-return false`;
+local newest = tonumber(redis.call('GET', KEYS[9]))
+if newest == nil or tonumber(ARGV[4]) > newest then newest = tonumber(ARGV[4]) end
+return {wake, 1, tonumber(redis.call('HGET', KEYS[3], id)) or 0, newest}`;
 
 /**
  * After a park: whether the parked job is its user's turn by now (the holder ended between the
@@ -131,8 +164,7 @@ if redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then return 1 end
 return 0`;
 
 const acceptInLine = new Script(ACCEPT_IN_LINE);
-const takeInTurn = new Script(TAKE_IN_TURN);
-const release = new Script(RELEASE);
+const turn = new Script(TURN);
 const turnAfterPark = new Script(TURN_AFTER_PARK);
 
 /** A per-user take's answer when it is the alert's turn. */
@@ -160,9 +192,14 @@ export function orderedJobId(): string {
 /** The order keys of one queue (`prefix`) and the scripts on them. */
 export class UserOrder {
   readonly #base: string;
+  readonly #completed: string;
+  readonly #failed: string;
 
-  constructor(prefix: string) {
+  /** `prefix`: the store's; `keys`: BullMQ's completed and failed sets (`queue.toKey(type)`). */
+  constructor(prefix: string, keys: { completed: string; failed: string }) {
     this.#base = `${prefix}:order`;
+    this.#completed = keys.completed;
+    this.#failed = keys.failed;
   }
 
   /** The key of `user`'s line (`retry` of a failed alert puts it back there). */
@@ -170,7 +207,10 @@ export class UserOrder {
     return `${this.#base}:line:${user}`;
   }
 
-  /** Queues, in the accept's MULTI right after BullMQ's add, the record of the alert's order. */
+  /**
+   * Queues, in the accept's MULTI right after BullMQ's add, the record of the alert's order (by
+   * the script's SHA1: `acceptAlone` runs it when Redis answers NOSCRIPT).
+   */
   queueAccept(
     multi: ChainableCommander,
     jobKey: string,
@@ -178,12 +218,10 @@ export class UserOrder {
     order: UserOrderKey,
     dedupeTtlMs: number,
   ): void {
-    multi.eval(
-      acceptInLine.text,
+    multi.evalsha(
+      acceptInLine.sha,
       3,
-      jobKey,
-      this.lineKey(order.user),
-      `${this.#base}:newest:${order.user}`,
+      ...this.#acceptKeys(jobKey, order),
       jobId,
       order.at,
       dedupeTtlMs,
@@ -191,54 +229,58 @@ export class UserOrder {
   }
 
   /**
-   * Whether the job BullMQ handed out (active, locked) is its user's turn; if so the user is held
-   * by `token` from now on. Undefined: park it.
+   * The record of `queueAccept` on its own, for a MULTI whose script Redis did not know (its
+   * script cache was just flushed or restarted): the job is stored by then, and the record follows.
    */
-  async takeInTurn(
+  async acceptAlone(
     client: RedisClient,
+    jobKey: string,
     jobId: string,
-    token: string,
     order: UserOrderKey,
-    jobKeyPrefix: string,
-  ): Promise<Turn | undefined> {
-    const { user } = order;
-    const answer = (await takeInTurn.run(
-      client,
-      [
-        `${this.#base}:hold:${user}`,
-        this.lineKey(user),
-        `${this.#base}:newest:${user}`,
-        `${this.#base}:parks`,
-        `${this.#base}:parked`,
-      ],
-      [jobId, token, order.at, jobKeyPrefix],
-    )) as number[];
-    if (answer[0] !== 1) return undefined;
-    return { parks: answer[1] ?? 0, newest: answer[2] ?? order.at };
+    dedupeTtlMs: number,
+  ): Promise<void> {
+    await acceptInLine.run(client, this.#acceptKeys(jobKey, order), [jobId, order.at, dedupeTtlMs]);
+  }
+
+  #acceptKeys(jobKey: string, order: UserOrderKey): string[] {
+    return [jobKey, this.lineKey(order.user), `${this.#base}:newest:${order.user}`];
   }
 
   /**
-   * Ends the alert's part in its user's order (it completes or fails for good); resolves with the
-   * job id of the user's next alert when it is parked (to promote).
+   * The end of `ended` (after BullMQ's move; its user released) and the per-user take of `taken`
+   * (the job BullMQ just handed out: if it is its user's turn, the user is held by `token` from now
+   * on), in one script, either may be absent. `wake`: the job id of a parked job to promote;
+   * `turn`: the take's answer (undefined: park the job).
    */
-  async release(
+  async turn(
     client: RedisClient,
-    jobId: string,
-    token: string,
-    order: UserOrderKey,
-  ): Promise<string | undefined> {
-    const { user } = order;
-    const next = await release.run(
+    jobKeyPrefix: string,
+    ended: { id: string; order: UserOrderKey } | undefined,
+    taken: { id: string; order: UserOrderKey; token: string } | undefined,
+  ): Promise<{ wake: string | undefined; turn: Turn | undefined }> {
+    const any = `${this.#base}:parks`;
+    const endedUser = ended?.order.user;
+    const takenUser = taken?.order.user;
+    const answer = (await turn.run(
       client,
       [
-        `${this.#base}:hold:${user}`,
-        this.lineKey(user),
-        `${this.#base}:parks`,
+        this.#completed,
+        this.#failed,
+        any,
         `${this.#base}:parked`,
+        endedUser === undefined ? any : `${this.#base}:hold:${endedUser}`,
+        endedUser === undefined ? any : this.lineKey(endedUser),
+        takenUser === undefined ? any : `${this.#base}:hold:${takenUser}`,
+        takenUser === undefined ? any : this.lineKey(takenUser),
+        takenUser === undefined ? any : `${this.#base}:newest:${takenUser}`,
       ],
-      [jobId, token],
-    );
-    return typeof next === 'string' ? next : undefined;
+      [ended?.id ?? '', taken?.id ?? '', taken?.token ?? '', taken?.order.at ?? 0, jobKeyPrefix],
+    )) as [string, number, number?, number?];
+    const [wake, took, parks, newest] = answer;
+    return {
+      wake: wake === '' ? undefined : wake,
+      turn: took === 1 ? { parks: parks ?? 0, newest: newest ?? taken?.order.at ?? 0 } : undefined,
+    };
   }
 
   /** Whether a job just parked is its user's turn by now (then promote it). */
