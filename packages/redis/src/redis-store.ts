@@ -429,24 +429,18 @@ class BullMqAlertStore implements RedisAlertStore {
   ): Promise<'accepted' | 'duplicate'> {
     const jobId = orderedJobId();
     const data: AlertJobData = { ...entry, tries: 0, succeeded: [], stalls: 0, order };
-    const job = new Job<AlertJobData>(
-      this.bullQueue,
-      JOB_NAME,
-      data,
-      {
-        ...this.#jobOptions,
-        jobId,
-        deduplication: { id: entry.id, ttl: options.dedupeTtlMs },
-        ...(options.first === true ? { lifo: true } : {}),
-      },
+    const jobOptions: JobsOptions = {
+      ...this.#jobOptions,
       jobId,
-    );
-    // BullMQ's Redis client (its escape hatch `RedisQueueBackend.client`), on our connection.
-    const client = await this.bullQueue.getBackend().client;
-    const multi = client.multi();
-    await job.addJob(multi); // queues BullMQ's add script on the MULTI (Job.addJob's transaction)
+      deduplication: { id: entry.id, ttl: options.dedupeTtlMs },
+      ...(options.first === true ? { lifo: true } : {}),
+    };
+    const job = new Job<AlertJobData>(this.bullQueue, JOB_NAME, data, jobOptions, jobId);
     const jobKey = this.bullQueue.toKey(jobId);
     const { dedupeTtlMs } = options;
+    // BullMQ's Redis client (its escape hatch `RedisQueueBackend.client`), on our connection.
+    const multi = (await this.bullQueue.getBackend().client).multi();
+    await job.addJob(multi); // queues BullMQ's add script on the MULTI (Job.addJob's transaction)
     this.#order.queueAccept(
       multi as unknown as ChainableCommander,
       jobKey,
@@ -455,10 +449,21 @@ class BullMqAlertStore implements RedisAlertStore {
       dedupeTtlMs,
     );
     const [added, recorded] = (await multi.exec()) ?? [];
-    if (added === undefined || added[0] !== null) throw added?.[0] ?? new Error('MULTI aborted');
-    if (added[1] !== jobId) return 'duplicate';
+    const error = added === undefined ? new Error('The accept was aborted.') : added[0];
+    let stored: boolean;
+    if (error === null) stored = added?.[1] === jobId;
+    else if (isNoScript(error)) {
+      // Redis did not know BullMQ's script (its script cache was just flushed): the add alone
+      // (which sends the script), then the record; the same job id finds the job if it is stored.
+      stored = (await this.bullQueue.add(JOB_NAME, data, jobOptions)).id === jobId;
+      if (stored) {
+        await this.#order.acceptAlone(this.#connections.client, jobKey, jobId, order, dedupeTtlMs);
+      }
+      return stored ? 'accepted' : 'duplicate';
+    } else throw error;
+    if (!stored) return 'duplicate';
     if (recorded?.[0] != null) {
-      // Redis did not know the script (its cache was flushed): the job is stored, the record follows.
+      // Redis did not know our script: the job is stored, its record follows.
       if (!isNoScript(recorded[0])) throw recorded[0];
       await this.#order.acceptAlone(this.#connections.client, jobKey, jobId, order, dedupeTtlMs);
     }
