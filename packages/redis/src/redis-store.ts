@@ -55,6 +55,8 @@ interface Lease {
   readonly lockToken: string;
   /** The job's data as last written. */
   data: AlertJobData;
+  /** Taken in order per user: whether it was parked before (undefined: not known here). */
+  parked?: boolean;
 }
 
 /** The next job's data that `moveToCompleted(..., fetchNext)` answers with, if it took one. */
@@ -388,9 +390,13 @@ class BullMqAlertStore implements RedisAlertStore {
             fetched === undefined
               ? undefined
               : Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
-          const ended = lease.data.order && { id, order: lease.data.order };
+          const ended = lease.data.order && {
+            id,
+            order: lease.data.order,
+            parked: lease.parked ?? true,
+          };
           const order = next.perUser === true ? nextJob?.data.order : undefined;
-          const taken = order && nextJob && { id: String(nextJob.id), order, token: next.token };
+          const taken = order && nextJob && { id: String(nextJob.id), order };
           if (ended === undefined && taken === undefined) {
             return nextJob === undefined
               ? NOTHING_NEXT
@@ -485,7 +491,6 @@ class BullMqAlertStore implements RedisAlertStore {
     const { turn } = await this.#order.turn(this.#consume().redis, this.#jobKeyPrefix, undefined, {
       id: String(job.id),
       order,
-      token: options.token,
     });
     if (turn !== undefined) return this.#handOut(job, options, lockToken, turn);
     return this.#parkAndTake(job, order, options, lockToken);
@@ -533,7 +538,7 @@ class BullMqAlertStore implements RedisAlertStore {
   async #ended(lease: Lease): Promise<void> {
     const { order } = lease.data;
     if (order === undefined) return;
-    const ended = { id: String(lease.job.id), order };
+    const ended = { id: String(lease.job.id), order, parked: lease.parked ?? true };
     try {
       const { redis } = this.#consume();
       const { wake } = await this.#order.turn(redis, this.#jobKeyPrefix, ended, undefined);
@@ -593,7 +598,12 @@ class BullMqAlertStore implements RedisAlertStore {
   ): AlertRecord<'taken'> {
     const id = String(job.id);
     const data = job.data;
-    this.#leases.set(id, { job, token, lockToken, data });
+    this.#leases.set(
+      id,
+      turn === undefined
+        ? { job, token, lockToken, data }
+        : { job, token, lockToken, data, parked: turn.parks > 0 },
+    );
     const { id: alertId, alert, receivedAt, traceContext } = data;
     return {
       id: alertId,

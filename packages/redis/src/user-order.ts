@@ -10,9 +10,9 @@ import type { RedisClient } from './connection.js';
 // - `<prefix>:order:line:<user>`: the user's line, a sorted set of its unfinished jobs (waiting,
 //   parked, delayed for a retry, active) scored by the alert's `triggeredAt` in ms. Equal times
 //   sort by job id, and an ordered alert's job id starts with its acceptance time, so the first
-//   accepted goes first. Written with the job, in the MULTI of the accept.
-// - `<prefix>:order:hold:<user>`: `<job id> <token>` of the alert that holds the user, from its
-//   take until it completes or fails for good (a retry's delay and a takeover keep it).
+//   accepted goes first. Written with the job, in the MULTI of the accept. The alert that holds
+//   the user, from its take until it completes or fails for good (a retry's delay and a takeover
+//   keep it), is scored -1: first of the line whatever comes later.
 // - `<prefix>:order:newest:<user>`: the newest `triggeredAt` accepted for the user, kept
 //   `dedupeTtlMs` after each acceptance (as the identities are).
 // - `<prefix>:order:parks` (hash: job id → how often it was parked) and `<prefix>:order:parked`
@@ -86,81 +86,72 @@ return 1`;
 /**
  * The end of one alert and the per-user take of the next, in one step (either may be absent):
  *
- * - the end (after BullMQ's move to completed or failed went through): its user is released when
- *   the alert holds it, the job leaves the line, and the user's first job is answered when it is
+ * - the end (after BullMQ's move to completed or failed went through): the job leaves its line,
+ *   which releases its user when it held it, and the user's first job is answered when it is
  *   parked (to promote);
  * - the take of the job BullMQ just handed out (active, locked): whether it is its user's turn,
- *   and if so the hold. Its turn: it holds its user already (a retry due again, a takeover), or
- *   the user is not held and it is the first of the line. Otherwise it is to be parked (counted
- *   here). A holder or a first of the line that is finished (completed, failed or gone: its end
- *   was not recorded here, its process died right after BullMQ's move) is dropped.
+ *   and if so the hold (its score in the line becomes -1). Its turn: it is the first of its line,
+ *   that is it holds its user already (a retry due again, a takeover), or the user is not held
+ *   and it has the oldest time. Otherwise it is to be parked (counted here). A first of the line
+ *   that is finished (completed, failed or gone: its end was not recorded here, its process died
+ *   right after BullMQ's move) is dropped; a job missing from its line is put back in it.
  *
- * KEYS: BullMQ's completed and failed sets, parks, parked, then the ending alert's hold and line,
- * then the taken job's hold, line and newest (keys of an absent part: any of the queue's).
- * ARGV: ending job id (or ''), taken job id (or ''), its token, its at, the job key prefix.
+ * KEYS: BullMQ's completed and failed sets, parks, parked, the ending alert's line, the taken
+ * job's line and newest (keys of an absent part: any of the queue's).
+ * ARGV: ending job id (or ''), '1' when it was parked before its take, taken job id (or ''), its
+ * at, the job key prefix.
  * `{wake, took, parks, newest}`: `wake` the job id to promote, or ''; `took` 1 when the job is
  * taken and holds its user, 0 when it is to be parked, -1 when there was nothing to take.
  */
 const TURN = `
-local jobs = ARGV[5]
-local function finished(id)
-  return redis.call('EXISTS', jobs .. id) == 0 or redis.call('ZSCORE', KEYS[1], id)
-    or redis.call('ZSCORE', KEYS[2], id)
-end
 local wake = ''
 local ended = ARGV[1]
 if ended ~= '' then
-  local hold = redis.call('GET', KEYS[5])
-  if hold and string.sub(hold, 1, #ended + 1) == ended .. ' ' then
-    redis.call('DEL', KEYS[5])
-    hold = false
-  end
-  redis.call('ZREM', KEYS[6], ended)
-  redis.call('HDEL', KEYS[3], ended)
-  redis.call('SREM', KEYS[4], ended)
-  if not hold then
-    local first = redis.call('ZRANGE', KEYS[6], 0, 0)[1]
-    if first and redis.call('SISMEMBER', KEYS[4], first) == 1 then wake = first end
+  redis.call('ZREM', KEYS[5], ended)
+  if ARGV[2] == '1' then redis.call('HDEL', KEYS[3], ended) end
+  local top = redis.call('ZRANGE', KEYS[5], 0, 0, 'WITHSCORES')
+  if top[1] and tonumber(top[2]) >= 0 and redis.call('SISMEMBER', KEYS[4], top[1]) == 1 then
+    wake = top[1]
   end
 end
-local id = ARGV[2]
+local id = ARGV[3]
 if id == '' then return {wake, -1} end
-local function park()
-  redis.call('SADD', KEYS[4], id)
-  redis.call('HINCRBY', KEYS[3], id, 1)
-  return {wake, 0}
-end
-redis.call('ZADD', KEYS[8], 'NX', ARGV[4], id)
-local holder = redis.call('GET', KEYS[7])
-if holder then
-  holder = string.match(holder, '^%S+')
-  if holder ~= id then
-    if not finished(holder) then return park() end
-    holder = false
+local jobs = ARGV[5]
+local healed = false
+local held = false
+while true do
+  local top = redis.call('ZRANGE', KEYS[6], 0, 0, 'WITHSCORES')
+  local first = top[1]
+  if first == id then
+    held = tonumber(top[2]) < 0
+    break
+  end
+  if first and (redis.call('EXISTS', jobs .. first) == 0 or redis.call('ZSCORE', KEYS[1], first)
+      or redis.call('ZSCORE', KEYS[2], first)) then
+    redis.call('ZREM', KEYS[6], first)
+  elseif not healed then
+    healed = true
+    redis.call('ZADD', KEYS[6], 'NX', ARGV[4], id)
+  else
+    redis.call('SADD', KEYS[4], id)
+    redis.call('HINCRBY', KEYS[3], id, 1)
+    return {wake, 0}
   end
 end
-if not holder then
-  while true do
-    local first = redis.call('ZRANGE', KEYS[8], 0, 0)[1]
-    if first == id then break end
-    if not finished(first) then return park() end
-    redis.call('ZREM', KEYS[8], first)
-  end
-end
-redis.call('SET', KEYS[7], id .. ' ' .. ARGV[3])
-redis.call('SREM', KEYS[4], id)
-local newest = tonumber(redis.call('GET', KEYS[9]))
+if not held then redis.call('ZADD', KEYS[6], 'XX', -1, id) end
+local parks = tonumber(redis.call('HGET', KEYS[3], id)) or 0
+if parks > 0 then redis.call('SREM', KEYS[4], id) end
+local newest = tonumber(redis.call('GET', KEYS[7]))
 if newest == nil or tonumber(ARGV[4]) > newest then newest = tonumber(ARGV[4]) end
-return {wake, 1, tonumber(redis.call('HGET', KEYS[3], id)) or 0, newest}`;
+return {wake, 1, parks, newest}`;
 
 /**
  * After a park: whether the parked job is its user's turn by now (the holder ended between the
- * decision and the move, and its promote found the job not delayed yet). KEYS: hold, line.
- * ARGV: job id. 1: promote it.
+ * decision and the move, and its promote found the job not delayed yet). KEYS: line. ARGV: job
+ * id. 1: promote it.
  */
 const TURN_AFTER_PARK = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then return 1 end
+if redis.call('ZRANGE', KEYS[1], 0, 0)[1] == ARGV[1] then return 1 end
 return 0`;
 
 const acceptInLine = new Script(ACCEPT_IN_LINE);
@@ -247,50 +238,48 @@ export class UserOrder {
   }
 
   /**
-   * The end of `ended` (after BullMQ's move; its user released) and the per-user take of `taken`
-   * (the job BullMQ just handed out: if it is its user's turn, the user is held by `token` from now
-   * on), in one script, either may be absent. `wake`: the job id of a parked job to promote;
-   * `turn`: the take's answer (undefined: park the job).
+   * The end of `ended` (after BullMQ's move; `parked`: it was parked before its take) and the
+   * per-user take of `taken` (the job BullMQ just handed out: if it is its user's turn, it holds
+   * its user from now on), in one script, either may be absent. `wake`: the job id of a parked job
+   * to promote; `turn`: the take's answer (undefined: park the job).
    */
   async turn(
     client: RedisClient,
     jobKeyPrefix: string,
-    ended: { id: string; order: UserOrderKey } | undefined,
-    taken: { id: string; order: UserOrderKey; token: string } | undefined,
+    ended: { id: string; order: UserOrderKey; parked: boolean } | undefined,
+    taken: { id: string; order: UserOrderKey } | undefined,
   ): Promise<{ wake: string | undefined; turn: Turn | undefined }> {
-    const any = `${this.#base}:parks`;
-    const endedUser = ended?.order.user;
-    const takenUser = taken?.order.user;
+    const parks = `${this.#base}:parks`;
     const answer = (await turn.run(
       client,
       [
         this.#completed,
         this.#failed,
-        any,
+        parks,
         `${this.#base}:parked`,
-        endedUser === undefined ? any : `${this.#base}:hold:${endedUser}`,
-        endedUser === undefined ? any : this.lineKey(endedUser),
-        takenUser === undefined ? any : `${this.#base}:hold:${takenUser}`,
-        takenUser === undefined ? any : this.lineKey(takenUser),
-        takenUser === undefined ? any : `${this.#base}:newest:${takenUser}`,
+        ended === undefined ? parks : this.lineKey(ended.order.user),
+        taken === undefined ? parks : this.lineKey(taken.order.user),
+        taken === undefined ? parks : `${this.#base}:newest:${taken.order.user}`,
       ],
-      [ended?.id ?? '', taken?.id ?? '', taken?.token ?? '', taken?.order.at ?? 0, jobKeyPrefix],
+      [
+        ended?.id ?? '',
+        ended?.parked === true ? '1' : '',
+        taken?.id ?? '',
+        taken?.order.at ?? 0,
+        jobKeyPrefix,
+      ],
     )) as [string, number, number?, number?];
-    const [wake, took, parks, newest] = answer;
+    const [wake, took, parked, newest] = answer;
     return {
       wake: wake === '' ? undefined : wake,
-      turn: took === 1 ? { parks: parks ?? 0, newest: newest ?? taken?.order.at ?? 0 } : undefined,
+      turn: took === 1 ? { parks: parked ?? 0, newest: newest ?? taken?.order.at ?? 0 } : undefined,
     };
   }
 
   /** Whether a job just parked is its user's turn by now (then promote it). */
   async turnAfterPark(client: RedisClient, jobId: string, order: UserOrderKey): Promise<boolean> {
     const { user } = order;
-    const answer = await turnAfterPark.run(
-      client,
-      [`${this.#base}:hold:${user}`, this.lineKey(user)],
-      [jobId],
-    );
+    const answer = await turnAfterPark.run(client, [this.lineKey(user)], [jobId]);
     return answer === 1;
   }
 }

@@ -206,7 +206,11 @@ describe('order per user on Redis, across several queues on one store', () => {
       await job?.moveToCompleted(undefined, 't1', false);
       const next = await store.take({ token: 't2', leaseMs: 10_000, perUser: true, wait: false });
       expect(next?.id).toBe(entry(2).id);
-      expect(await redis.get(`${prefix}:order:hold:${user}`)).toBe(`${String(next?.jobId)} t2`);
+      // It holds its user: first of the line, marked.
+      expect(await redis.zrange(`${prefix}:order:line:${user}`, 0, -1, 'WITHSCORES')).toEqual([
+        String(next?.jobId),
+        '-1',
+      ]);
     } finally {
       redis.disconnect();
       await store.close();
