@@ -479,21 +479,31 @@ class BullMqAlertStore implements RedisAlertStore {
   /**
    * Hands out `job` (taken by BullMQ, locked with `lockToken`) if it is its user's turn, holding
    * the user; else parks it and takes the next (`#parkAndTake`). A job accepted without order is
-   * handed out as it is. Undefined when every job due was parked.
+   * handed out as it is. Undefined when every job due was parked. `parked`: the job parked right
+   * before this take, which the same script checks again (`#wakeIfTurn`).
    */
   async #takeInTurn(
     job: Job<AlertJobData>,
     options: TakeOptions,
     lockToken: string,
+    parked?: { id: string; order: UserOrderKey },
   ): Promise<AlertRecord<'taken'> | undefined> {
     const { order } = job.data;
-    if (order === undefined) return this.#handOut(job, options, lockToken);
-    const { turn } = await this.#order.turn(this.#consume().redis, this.#jobKeyPrefix, undefined, {
-      id: String(job.id),
-      order,
-    });
-    if (turn !== undefined) return this.#handOut(job, options, lockToken, turn);
-    return this.#parkAndTake(job, order, options, lockToken);
+    if (order === undefined) {
+      if (parked !== undefined) await this.#wakeIfTurn(parked);
+      return this.#handOut(job, options, lockToken);
+    }
+    const { redis } = this.#consume();
+    const taken = { id: String(job.id), order };
+    const answer = await this.#order.turn(redis, this.#jobKeyPrefix, undefined, taken, parked);
+    const woken = answer.again && parked !== undefined ? this.#promote(parked.id) : undefined;
+    try {
+      if (answer.turn !== undefined)
+        return await this.#handOut(job, options, lockToken, answer.turn);
+      return await this.#parkAndTake(job, order, options, lockToken);
+    } finally {
+      await woken;
+    }
   }
 
   /**
@@ -508,7 +518,7 @@ class BullMqAlertStore implements RedisAlertStore {
     options: TakeOptions,
     lockToken: string,
   ): Promise<AlertRecord<'taken'> | undefined> {
-    const { worker, redis } = this.#consume();
+    const { worker } = this.#consume();
     const id = String(job.id);
     const result = await worker
       .getBackend()
@@ -516,18 +526,26 @@ class BullMqAlertStore implements RedisAlertStore {
         skipAttempt: true,
         fetchNext: !this.#stopped,
       });
-    // The holder may have ended between the decision and the move, and its promote come too soon.
-    const woken = this.#order
-      .turnAfterPark(redis, id, order)
-      .then((turnNow) => (turnNow ? this.#promote(id) : undefined))
-      .catch(() => undefined); // then the park's own bound wakes it
+    // The holder may have ended between the decision and the move, and its promote come too
+    // soon: checked again with the next take, or on its own.
+    const parked = { id, order };
+    const fetched = fetchedJob(result);
+    if (fetched === undefined) {
+      await this.#wakeIfTurn(parked);
+      return undefined;
+    }
+    const next = Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
+    return this.#takeInTurn(next, options, lockToken, parked);
+  }
+
+  /** Promotes a job just parked if it is its user's turn by now (else its bound wakes it). */
+  async #wakeIfTurn(parked: { id: string; order: UserOrderKey }): Promise<void> {
     try {
-      const fetched = fetchedJob(result);
-      if (fetched === undefined) return undefined;
-      const next = Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
-      return await this.#takeInTurn(next, options, lockToken);
-    } finally {
-      await woken;
+      if (await this.#order.turnAfterPark(this.#consume().redis, parked.id, parked.order)) {
+        await this.#promote(parked.id);
+      }
+    } catch {
+      // Its park's bound wakes it.
     }
   }
 

@@ -96,14 +96,21 @@ return 1`;
  *   that is finished (completed, failed or gone: its end was not recorded here, its process died
  *   right after BullMQ's move) is dropped; a job missing from its line is put back in it.
  *
+ * - and, for the job parked right before (the take of `moveToDelayed`'s `fetchNext`), whether
+ *   it is first of its line by now (its holder ended meanwhile, and its promote came too soon).
+ *
  * KEYS: BullMQ's completed and failed sets, parks, parked, the ending alert's line, the taken
- * job's line and newest (keys of an absent part: any of the queue's).
+ * job's line and newest, the line of the job parked before (keys of an absent part: any of the
+ * queue's).
  * ARGV: ending job id (or ''), '1' when it was parked before its take, taken job id (or ''), its
- * at, the job key prefix.
- * `{wake, took, parks, newest}`: `wake` the job id to promote, or ''; `took` 1 when the job is
- * taken and holds its user, 0 when it is to be parked, -1 when there was nothing to take.
+ * at, the job key prefix, the job parked before (or '').
+ * `{wake, took, parks, newest, again}`: `wake` the job id to promote, or ''; `took` 1 when the job
+ * is taken and holds its user, 0 when it is to be parked, -1 when there was nothing to take;
+ * `again` 1 when the job parked before is to be promoted.
  */
 const TURN = `
+local again = 0
+if ARGV[6] ~= '' and redis.call('ZRANGE', KEYS[8], 0, 0)[1] == ARGV[6] then again = 1 end
 local wake = ''
 local ended = ARGV[1]
 if ended ~= '' then
@@ -115,7 +122,7 @@ if ended ~= '' then
   end
 end
 local id = ARGV[3]
-if id == '' then return {wake, -1} end
+if id == '' then return {wake, -1, 0, 0, again} end
 local jobs = ARGV[5]
 local healed = false
 local held = false
@@ -135,7 +142,7 @@ while true do
   else
     redis.call('SADD', KEYS[4], id)
     redis.call('HINCRBY', KEYS[3], id, 1)
-    return {wake, 0}
+    return {wake, 0, 0, 0, again}
   end
 end
 if not held then redis.call('ZADD', KEYS[6], 'XX', -1, id) end
@@ -143,7 +150,7 @@ local parks = tonumber(redis.call('HGET', KEYS[3], id)) or 0
 if parks > 0 then redis.call('SREM', KEYS[4], id) end
 local newest = tonumber(redis.call('GET', KEYS[7]))
 if newest == nil or tonumber(ARGV[4]) > newest then newest = tonumber(ARGV[4]) end
-return {wake, 1, parks, newest}`;
+return {wake, 1, parks, newest, again}`;
 
 /**
  * After a park: whether the parked job is its user's turn by now (the holder ended between the
@@ -241,14 +248,16 @@ export class UserOrder {
    * The end of `ended` (after BullMQ's move; `parked`: it was parked before its take) and the
    * per-user take of `taken` (the job BullMQ just handed out: if it is its user's turn, it holds
    * its user from now on), in one script, either may be absent. `wake`: the job id of a parked job
-   * to promote; `turn`: the take's answer (undefined: park the job).
+   * to promote; `turn`: the take's answer (undefined: park the job); `again`: whether
+   * `parkedBefore`, the job parked right before, is its user's turn by now (promote it).
    */
   async turn(
     client: RedisClient,
     jobKeyPrefix: string,
     ended: { id: string; order: UserOrderKey; parked: boolean } | undefined,
     taken: { id: string; order: UserOrderKey } | undefined,
-  ): Promise<{ wake: string | undefined; turn: Turn | undefined }> {
+    parkedBefore?: { id: string; order: UserOrderKey },
+  ): Promise<{ wake: string | undefined; turn: Turn | undefined; again: boolean }> {
     const parks = `${this.#base}:parks`;
     const answer = (await turn.run(
       client,
@@ -260,6 +269,7 @@ export class UserOrder {
         ended === undefined ? parks : this.lineKey(ended.order.user),
         taken === undefined ? parks : this.lineKey(taken.order.user),
         taken === undefined ? parks : `${this.#base}:newest:${taken.order.user}`,
+        parkedBefore === undefined ? parks : this.lineKey(parkedBefore.order.user),
       ],
       [
         ended?.id ?? '',
@@ -267,12 +277,14 @@ export class UserOrder {
         taken?.id ?? '',
         taken?.order.at ?? 0,
         jobKeyPrefix,
+        parkedBefore?.id ?? '',
       ],
-    )) as [string, number, number?, number?];
-    const [wake, took, parked, newest] = answer;
+    )) as [string, number, number, number, number];
+    const [wake, took, parked, newest, again] = answer;
     return {
       wake: wake === '' ? undefined : wake,
-      turn: took === 1 ? { parks: parked ?? 0, newest: newest ?? taken?.order.at ?? 0 } : undefined,
+      turn: took === 1 ? { parks: parked, newest } : undefined,
+      again: again === 1,
     };
   }
 
