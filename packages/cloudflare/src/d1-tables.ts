@@ -3,7 +3,7 @@ import {
   type AlertRecord,
   type FailedListOptions,
 } from '@churn-risk/core/store';
-import type { D1Database, QueueProducer } from './bindings.js';
+import type { D1Database, D1Statement, QueueProducer } from './bindings.js';
 import { ensureSchema } from './d1-schema.js';
 import { messageOf } from './queue-message.js';
 
@@ -147,7 +147,8 @@ export class D1FailedStore implements FailedStore {
    * Sends failed alert `id` back to the queue, once: the row is claimed first, in one statement
    * (a claim of `churn_risk_failed_claims`, taken only while the row exists and no other retry's
    * claim holds it), so that retries at once, in any isolates, send it once; the others skip it
-   * (false). Then it is sent, then the row and the claim are deleted together. A failed send
+   * (false). Then it waits in its user's line again (order per user), it is sent, then the row
+   * and the claim are deleted together. A failed send
    * releases the claim; a claim whose isolate died before it deleted the row expires after
    * `CLAIM_MS`, and the alert can be retried again (sent twice if the send had gone through,
    * never lost).
@@ -173,12 +174,19 @@ export class D1FailedStore implements FailedStore {
       await release.run(); // retried and deleted by a claim that had expired
       return false;
     }
+    // In order per user, the alert waits in its user's line again (a no-op for an alert that is
+    // in none): its user's newer alerts wait for it, as they would for any older alert.
+    const inLine = (done: 0 | 1): D1Statement =>
+      this.#db
+        .prepare('UPDATE churn_risk_user_alerts SET done = ?2 WHERE id = ?1')
+        .bind(row.alert_id, done);
     try {
+      await inLine(0).run();
       const entry = JSON.parse(row.entry) as AlertRecord<'accepted'>;
       const succeeded = JSON.parse(row.succeeded) as string[];
       await this.#producer.send(messageOf(entry, 0, succeeded));
     } catch (error) {
-      await release.run().catch(() => undefined);
+      await this.#db.batch([release, inLine(1)]).catch(() => undefined);
       throw error;
     }
     await this.#db.batch([

@@ -44,16 +44,13 @@ function registration(
     }
   }
   const superseded: unknown = options?.superseded;
-  if (superseded !== undefined && superseded !== 'run' && superseded !== 'skip') {
-    throw new TypeError(`superseded must be 'run' or 'skip'.`);
-  }
-  if (superseded === 'skip' && order !== 'per-user') {
+  const skip = superseded === 'skip';
+  if (skip ? order !== 'per-user' : superseded !== undefined && superseded !== 'run') {
     throw new TypeError(
-      "superseded: 'skip' needs createReceiver({ order: 'per-user' }): without an order per user " +
-        'an alert is never superseded.',
+      "superseded must be 'run', or 'skip' with createReceiver({ order: 'per-user' }).",
     );
   }
-  return superseded === 'skip' ? { handler, id, skipSuperseded: true } : { handler, id };
+  return skip ? { handler, id, skipSuperseded: true } : { handler, id };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { TryLease } from '../queue-port/try-types.js';
-import { supersededBy } from './durable/alert-store.js';
+import { supersededBy } from './superseded.js';
 import { neverAborting } from './try-protocol.js';
 import type { Job } from './work-queue.js';
 

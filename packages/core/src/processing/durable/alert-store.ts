@@ -26,21 +26,10 @@ export interface UserOrderKey {
   readonly at: number;
 }
 
-/**
- * `context.supersededBy` of a taken alert: the newest time accepted for its user (ISO 8601) when
- * it is later than the alert's own `triggeredAt`, else undefined.
- */
-export function supersededBy(
-  alert: { readonly triggeredAt: string },
-  newest: number | undefined,
-): string | undefined {
-  return newest !== undefined && newest > Date.parse(alert.triggeredAt)
-    ? new Date(newest).toISOString()
-    : undefined;
-}
+export { supersededBy } from '../superseded.js';
 
 /** The order key of an accepted alert: its `userId`, and its `triggeredAt` in ms. */
-export function userOrderKey(entry: AlertRecord<'accepted'>): UserOrderKey {
+export function orderKeyOf(entry: AlertRecord<'accepted'>): UserOrderKey {
   return { user: entry.alert.userId, at: Date.parse(entry.alert.triggeredAt) };
 }
 

@@ -12,7 +12,7 @@ import { integerOption } from '../../options/integer-option.js';
 import { RENAMED_OPTIONS, refuseUnknownOptions } from '../../options/known-options.js';
 import { AlertRunner, LeaseKeeper, type RunMode } from './alert-runner.js';
 import {
-  userOrderKey,
+  orderKeyOf,
   type AlertStore,
   type FailedAlertStore,
   type FailedListOptions,
@@ -185,7 +185,7 @@ class DurableAlertQueue<S extends AlertStore> extends DurableQueueBase implement
     const { dedupeTtlMs } = this.#options;
     const stored: StoreAcceptOptions =
       options?.first === true ? { dedupeTtlMs, first: true } : { dedupeTtlMs };
-    if (this.processor?.order === 'per-user') stored.order = userOrderKey(entry);
+    if (this.processor?.order === 'per-user') stored.order = orderKeyOf(entry);
     return this.store.accept(entry, stored);
   }
 
