@@ -404,15 +404,14 @@ class BullMqAlertStore implements RedisAlertStore {
           }
           return this.#order
             .turn(redis, this.#jobKeyPrefix, ended, taken)
-            .then(async ({ wake, turn }) => {
-              const woken = wake === undefined ? undefined : this.#promote(wake);
-              let alert: AlertRecord<'taken'> | undefined;
-              if (nextJob === undefined) alert = undefined;
-              else if (taken === undefined || turn !== undefined) {
-                alert = await this.#handOut(nextJob, next, lockToken, turn);
-              } else alert = await this.#parkAndTake(nextJob, taken.order, next, lockToken);
-              await woken;
-              return completedWith(alert);
+            .then(({ wake, turn }) => {
+              // The usual case, the next alert in its turn and no one to wake: no async layer.
+              if (wake === undefined && nextJob !== undefined && turn !== undefined) {
+                if (next.leaseMs === this.#options.leaseMs) {
+                  return completedWith(this.#record(nextJob, next.token, lockToken, turn));
+                }
+              }
+              return this.#nextInOrder(nextJob, taken, wake, turn, next, lockToken);
             });
         },
         async (error: unknown) => {
@@ -421,6 +420,25 @@ class BullMqAlertStore implements RedisAlertStore {
           return this.#takeAfterRefusal(next);
         },
       );
+  }
+
+  /** The rest of `#completeTakingInOrder`: a wake, a park, another lease time. */
+  async #nextInOrder(
+    nextJob: Job<AlertJobData> | undefined,
+    taken: { id: string; order: UserOrderKey } | undefined,
+    wake: string | undefined,
+    turn: Turn | undefined,
+    next: TakeOptions,
+    lockToken: string,
+  ): Promise<Completion> {
+    const woken = wake === undefined ? undefined : this.#promote(wake);
+    let alert: AlertRecord<'taken'> | undefined;
+    if (nextJob === undefined) alert = undefined;
+    else if (taken === undefined || turn !== undefined) {
+      alert = await this.#handOut(nextJob, next, lockToken, turn);
+    } else alert = await this.#parkAndTake(nextJob, taken.order, next, lockToken);
+    await woken;
+    return completedWith(alert);
   }
 
   /**

@@ -251,7 +251,7 @@ export class UserOrder {
    * to promote; `turn`: the take's answer (undefined: park the job); `again`: whether
    * `parkedBefore`, the job parked right before, is its user's turn by now (promote it).
    */
-  async turn(
+  turn(
     client: RedisClient,
     jobKeyPrefix: string,
     ended: { id: string; order: UserOrderKey; parked: boolean } | undefined,
@@ -259,33 +259,42 @@ export class UserOrder {
     parkedBefore?: { id: string; order: UserOrderKey },
   ): Promise<{ wake: string | undefined; turn: Turn | undefined; again: boolean }> {
     const parks = `${this.#base}:parks`;
-    const answer = (await turn.run(
-      client,
-      [
-        this.#completed,
-        this.#failed,
-        parks,
-        `${this.#base}:parked`,
-        ended === undefined ? parks : this.lineKey(ended.order.user),
-        taken === undefined ? parks : this.lineKey(taken.order.user),
-        taken === undefined ? parks : `${this.#base}:newest:${taken.order.user}`,
-        parkedBefore === undefined ? parks : this.lineKey(parkedBefore.order.user),
-      ],
-      [
-        ended?.id ?? '',
-        ended?.parked === true ? '1' : '',
-        taken?.id ?? '',
-        taken?.order.at ?? 0,
-        jobKeyPrefix,
-        parkedBefore?.id ?? '',
-      ],
-    )) as [string, number, number, number, number];
-    const [wake, took, parked, newest, again] = answer;
-    return {
-      wake: wake === '' ? undefined : wake,
-      turn: took === 1 ? { parks: parked, newest } : undefined,
-      again: again === 1,
-    };
+    return turn
+      .run(
+        client,
+        [
+          this.#completed,
+          this.#failed,
+          parks,
+          `${this.#base}:parked`,
+          ended === undefined ? parks : this.lineKey(ended.order.user),
+          taken === undefined ? parks : this.lineKey(taken.order.user),
+          taken === undefined ? parks : `${this.#base}:newest:${taken.order.user}`,
+          parkedBefore === undefined ? parks : this.lineKey(parkedBefore.order.user),
+        ],
+        [
+          ended?.id ?? '',
+          ended?.parked === true ? '1' : '',
+          taken?.id ?? '',
+          taken?.order.at ?? 0,
+          jobKeyPrefix,
+          parkedBefore?.id ?? '',
+        ],
+      )
+      .then((answer) => {
+        const [wake, took, parked, newest, again] = answer as [
+          string,
+          number,
+          number,
+          number,
+          number,
+        ];
+        return {
+          wake: wake === '' ? undefined : wake,
+          turn: took === 1 ? { parks: parked, newest } : undefined,
+          again: again === 1,
+        };
+      });
   }
 
   /** Whether a job just parked is its user's turn by now (then promote it). */
