@@ -112,6 +112,8 @@ class CloudflareQueueMode implements CloudflareQueue {
   readonly #identities: D1Identities | undefined;
   /** The order per user, in D1 (`dedupe`'s database, else `failed`'s). */
   readonly #order: D1UserOrder;
+  /** The identities in order per user: always in D1, in the order's database. */
+  readonly #lineIdentities: D1Identities;
   /** The identities: in D1 with `dedupe`, else in this isolate. */
   readonly #claims: DedupeStore;
   readonly #ttlMs: number;
@@ -134,6 +136,7 @@ class CloudflareQueueMode implements CloudflareQueue {
     this.#identities = dedupe === undefined ? undefined : new D1Identities(dedupe);
     this.#claims = this.#identities ?? createMemoryDedupeStore();
     this.#order = new D1UserOrder(dedupe ?? failed);
+    this.#lineIdentities = this.#identities ?? new D1Identities(failed);
     this.#ttlMs = options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;
     this.#deadLetterQueue = options.deadLetterQueue;
     this.#maxStalls = options.maxStalls ?? 3;
@@ -153,42 +156,29 @@ class CloudflareQueueMode implements CloudflareQueue {
   }
 
   /**
-   * Claims the identity (in order per user, and with it, in the same D1 batch, the alert's place
-   * in its user's line and the user's newest time), then sends; a failed send releases the claim
-   * and the place (nothing is claimed).
+   * Claims the identity, then sends; a failed send releases the claim (nothing is claimed). In
+   * order per user the identity is claimed in D1 (in the `failed` database without `dedupe`) and,
+   * in the same batch, the alert takes its place in its user's line and raises the user's newest
+   * time; a failed send takes the place back with the claim.
    */
   async #send(
     entry: AlertRecord<'accepted'>,
     options: PushSendOptions | undefined,
   ): Promise<'accepted' | 'duplicate'> {
     const key = options?.order;
-    let claimed: boolean;
-    if (key === undefined) claimed = await this.#claims.claim(entry.id, this.#ttlMs);
-    else if (this.#identities !== undefined) {
-      claimed = await this.#identities.claim(entry.id, this.#ttlMs, (expiresAt, now) =>
-        this.#order.recordStatements(entry.id, key, expiresAt, now, true),
-      );
-    } else {
-      claimed = await this.#claims.claim(entry.id, this.#ttlMs);
-      if (claimed) {
-        await this.#order.record(entry.id, key, this.#ttlMs).catch(async (error: unknown) => {
-          await this.#claims.release(entry.id);
-          throw error;
-        });
-      }
-    }
+    const claimed =
+      key === undefined
+        ? await this.#claims.claim(entry.id, this.#ttlMs)
+        : await this.#lineIdentities.claim(entry.id, this.#ttlMs, (expiresAt, now) =>
+            this.#order.recordStatements(entry.id, key, expiresAt, now),
+          );
     if (!claimed) return 'duplicate';
     try {
       await this.#producer.send(messageOf(entry, 0, []));
     } catch (error) {
       try {
         if (key === undefined) await this.#claims.release(entry.id);
-        else if (this.#identities !== undefined) {
-          await this.#identities.release(entry.id, [this.#order.forgetStatement(entry.id)]);
-        } else {
-          await this.#claims.release(entry.id);
-          await this.#order.forgetStatement(entry.id).run();
-        }
+        else await this.#lineIdentities.release(entry.id, [this.#order.forgetStatement(entry.id)]);
       } catch (releaseError) {
         this.#log(
           `Alert ${entry.id} was not sent to the queue and its claim could not be released ` +
@@ -216,8 +206,10 @@ class CloudflareQueueMode implements CloudflareQueue {
       this.#deadLetterQueue !== undefined && batch.queue === this.#deadLetterQueue;
     await Promise.all(batch.messages.map((message) => this.#run(message, deadLettered)));
     try {
-      await this.#identities?.sweep();
-      await this.#order.sweep();
+      // In order per user, the order's rows (and its identities, in `failed` without `dedupe`) too.
+      await (this.#order.used
+        ? this.#lineIdentities.sweep((now) => this.#order.sweepStatements(now))
+        : this.#identities?.sweep());
     } catch (error) {
       this.#log(`Expired alert identities could not be deleted (${describe(error)}).`, {
         err: error,
@@ -261,7 +253,8 @@ class CloudflareQueueMode implements CloudflareQueue {
       if (verdict.outcome !== 'completed') ({ succeeded } = verdict);
       if (verdict.outcome === 'retry') {
         // In order per user the alert keeps its user through the delay, not only the try.
-        if (this.#order.holds(delivered)) await this.#order.holdFor(delivered, verdict.delayMs);
+        if (this.#order.holding.has(delivered))
+          await this.#order.holdFor(delivered, verdict.delayMs);
         await this.#producer.send(messageOf(entry, verdict.tries, succeeded), {
           delaySeconds: delaySecondsOf(verdict.delayMs),
         });

@@ -34,9 +34,9 @@ export class D1Identities implements DedupeStore {
     const now = this.#now();
     const claim = this.#db
       .prepare(
-        'INSERT INTO churn_risk_identities (id, expires_at) VALUES (?1, ?2) ' +
-          'ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at ' +
-          'WHERE churn_risk_identities.expires_at <= ?3 RETURNING id',
+        'INSERT INTO churn_risk_identities(id,expires_at)VALUES(?1,?2)' +
+          'ON CONFLICT(id)DO UPDATE SET expires_at=excluded.expires_at ' +
+          'WHERE churn_risk_identities.expires_at<=?3 RETURNING id',
       )
       .bind(id, now + ttlMs, now);
     if (also === undefined) return (await claim.first()) !== null;
@@ -48,21 +48,22 @@ export class D1Identities implements DedupeStore {
 
   /** Releases the claim of `id`, with `also` in the same batch. */
   async release(id: string, also: D1Statement[] = []): Promise<void> {
-    const release = this.#db.prepare('DELETE FROM churn_risk_identities WHERE id = ?1').bind(id);
+    const release = this.#db.prepare('DELETE FROM churn_risk_identities WHERE id=?1').bind(id);
     if (also.length === 0) await release.run();
     else await this.#db.batch([release, ...also]);
   }
 
-  /** Deletes expired claims, at most every ten minutes per isolate. */
-  async sweep(): Promise<void> {
+  /**
+   * Deletes expired claims, at most every ten minutes per isolate, with `also(now)` in the same
+   * batch (queue mode's order per user deletes its expired rows there).
+   */
+  async sweep(also?: (now: number) => D1Statement[]): Promise<void> {
     const now = this.#now();
     if (now - this.#sweptAt < 600_000) return;
     this.#sweptAt = now;
     await ensureSchema(this.#db);
-    await this.#db
-      .prepare('DELETE FROM churn_risk_identities WHERE expires_at <= ?1')
-      .bind(now)
-      .run();
+    const sweep = this.#db.prepare('DELETE FROM churn_risk_identities WHERE expires_at<=?1');
+    await this.#db.batch([sweep.bind(now), ...(also?.(now) ?? [])]);
   }
 
   async health(): Promise<void> {

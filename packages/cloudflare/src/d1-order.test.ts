@@ -5,6 +5,7 @@ import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { D1Database } from './bindings.js';
 import { createCloudflareQueue, type CloudflareQueue } from './cloudflare-queue.js';
+import { D1Identities } from './d1-identities.js';
 import { D1UserOrder, HOLD_MS, POSTPONE_MS } from './d1-order.js';
 import { MemoryQueues } from './memory-queues.test-util.js';
 
@@ -62,22 +63,36 @@ function alert(user: string, minute: number): [AlertRecord<'delivered'>, UserOrd
   return [message, { user, at: Date.parse(triggeredAt) }];
 }
 
-/** An order over `db` on a clock the test moves (`clock.now`). */
-function orderOn(db: D1Database): { order: D1UserOrder; clock: { now: number } } {
+/**
+ * An order over `db` on a clock the test moves (`clock.now`), and `record`, which claims an
+ * alert's identity and records it in its user's line in one batch, as `send` does.
+ */
+function orderOn(db: D1Database): {
+  order: D1UserOrder;
+  identities: D1Identities;
+  clock: { now: number };
+  record: (id: string, key: UserOrderKey, ttlMs: number) => Promise<boolean>;
+} {
   const clock = { now: Date.UTC(2026, 4, 1, 12) };
-  return { order: new D1UserOrder(db, () => clock.now), clock };
+  const order = new D1UserOrder(db, () => clock.now);
+  const identities = new D1Identities(db, () => clock.now);
+  const record = (id: string, key: UserOrderKey, ttlMs: number): Promise<boolean> =>
+    identities.claim(id, ttlMs, (expiresAt, now) =>
+      order.recordStatements(id, key, expiresAt, now),
+    );
+  return { order, identities, clock, record };
 }
 
 describe('D1UserOrder', () => {
   it("holds a user for one alert, the oldest of the user's line first; the holder claims again", async () => {
-    const { order } = orderOn(await freshDb());
+    const { order, record } = orderOn(await freshDb());
     const [a1, a2, a3] = [1, 2, 3].map((minute) => alert('u', minute)) as [
       ReturnType<typeof alert>,
       ReturnType<typeof alert>,
       ReturnType<typeof alert>,
     ];
     // Recorded newest first: the line is by time, not by arrival.
-    for (const [message, key] of [a3, a2, a1]) await order.record(message.id, key, HOUR);
+    for (const [message, key] of [a3, a2, a1]) await record(message.id, key, HOUR);
     expect(await order.claim(...a2)).toEqual({ waitMs: POSTPONE_MS });
     expect(await order.claim(...a1)).toEqual({ newest: a3[1].at });
     expect(await order.claim(...a3)).toEqual({ waitMs: POSTPONE_MS });
@@ -90,20 +105,10 @@ describe('D1UserOrder', () => {
     expect(await order.claim(b1, b1key)).toEqual({ newest: b1key.at });
   });
 
-  it('ties of time go to the first recorded', async () => {
-    const { order } = orderOn(await freshDb());
-    const [first, key] = alert('tie', 1);
-    const second = { ...first, id: `${first.id}:second` };
-    await order.record(first.id, key, HOUR);
-    await order.record(second.id, key, HOUR);
-    expect(await order.claim(second, key)).toEqual({ waitMs: POSTPONE_MS });
-    expect(await order.claim(first, key)).toEqual({ newest: key.at });
-  });
-
   it('a hold lapses HOLD_MS after its claim: a consumer that died holds its user no longer', async () => {
-    const { order, clock } = orderOn(await freshDb());
+    const { order, clock, record } = orderOn(await freshDb());
     const [a1, a2] = [alert('dies', 1), alert('dies', 2)];
-    for (const [message, key] of [a1, a2]) await order.record(message.id, key, 24 * HOUR);
+    for (const [message, key] of [a1, a2]) await record(message.id, key, 24 * HOUR);
     expect(await order.claim(...a1)).toHaveProperty('newest');
     clock.now += HOLD_MS - 1;
     expect(await order.claim(...a2)).toEqual({ waitMs: POSTPONE_MS });
@@ -114,11 +119,11 @@ describe('D1UserOrder', () => {
   });
 
   it("a retry keeps the hold through its delay, and the others wait for the retry's time", async () => {
-    const { order, clock } = orderOn(await freshDb());
+    const { order, clock, record } = orderOn(await freshDb());
     const [a1, a2] = [alert('retry', 1), alert('retry', 2)];
-    for (const [message, key] of [a1, a2]) await order.record(message.id, key, 24 * HOUR);
+    for (const [message, key] of [a1, a2]) await record(message.id, key, 24 * HOUR);
     expect(await order.claim(...a1)).toHaveProperty('newest');
-    expect(order.holds(a1[0])).toBe(true);
+    expect(order.holding.has(a1[0])).toBe(true);
     await order.holdFor(a1[0], HOUR);
     clock.now += HOLD_MS;
     expect(await order.claim(...a2)).toEqual({ waitMs: HOUR - HOLD_MS });
@@ -126,7 +131,7 @@ describe('D1UserOrder', () => {
     expect(await order.claim(...a2)).toEqual({ waitMs: POSTPONE_MS });
     expect(await order.claim(...a1)).toHaveProperty('newest'); // the retry, due
     await order.release(...a1);
-    expect(order.holds(a1[0])).toBe(false);
+    expect(order.holding.has(a1[0])).toBe(false);
     expect(await order.claim(...a2)).toHaveProperty('newest');
   });
 
@@ -140,17 +145,18 @@ describe('D1UserOrder', () => {
 
   it('the newest time lasts as long as the identities; the sweep deletes what expired', async () => {
     const db = await freshDb();
-    const { order, clock } = orderOn(db);
+    const { order, identities, clock, record } = orderOn(db);
     const [old, oldKey] = alert('sweep', 1);
     const [, newKey] = alert('sweep', 5);
-    await order.record(old.id, oldKey, HOUR);
-    await order.record(`${old.id}:newer`, newKey, HOUR);
+    await record(old.id, oldKey, HOUR);
+    await record(`${old.id}:newer`, newKey, HOUR);
     expect(await order.claim(old, oldKey)).toEqual({ newest: newKey.at });
     await order.release(old, oldKey);
     clock.now += HOUR;
-    await order.sweep();
+    await identities.sweep((now) => order.sweepStatements(now));
     const count = async (table: string): Promise<number> =>
       (await db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first<{ n: number }>())?.n ?? -1;
+    expect(await count('churn_risk_identities')).toBe(0);
     expect(await count('churn_risk_user_alerts')).toBe(0);
     expect(await count('churn_risk_users')).toBe(0);
   });

@@ -22,14 +22,13 @@ export const POSTPONE_MS = 1_000;
 
 /**
  * Whether alert `?1` of user `?2`, triggered at `?3`, may start at `?4` (now): no alert of the
- * user is older in its line and not done (ties: the first recorded), except one whose hold
- * lapsed (its consumer died: it no longer blocks). Only `churn_risk_user_alerts` is read.
+ * user is older in its line and not done, except one whose hold lapsed (its consumer died: it no
+ * longer blocks). An alert's identity is its user and time, so two alerts of a user never tie.
  */
 const NO_OLDER_WAITING =
-  'NOT EXISTS (SELECT 1 FROM churn_risk_user_alerts o WHERE o.user_id = ?2 AND o.done = 0 ' +
-  'AND o.expires_at > ?4 AND o.id <> ?1 AND (o.at < ?3 OR (o.at = ?3 AND o.rowid < ' +
-  '(SELECT rowid FROM churn_risk_user_alerts WHERE id = ?1))) AND o.id IS NOT ' +
-  '(SELECT holder FROM churn_risk_users WHERE user_id = ?2 AND held_until <= ?4))';
+  'NOT EXISTS(SELECT 1 FROM churn_risk_user_alerts WHERE user_id=?2 AND done=0 AND ' +
+  'expires_at>?4 AND at<?3 AND id IS NOT(SELECT holder FROM churn_risk_users WHERE ' +
+  'user_id=?2 AND held_until<=?4))';
 
 /**
  * The claim, one statement: the user's row is written with this alert as its holder when the
@@ -38,12 +37,10 @@ const NO_OLDER_WAITING =
  * accepted for the user. A user without a row (accepted before order per user, or swept) gets one.
  */
 const CLAIM =
-  'INSERT INTO churn_risk_users (user_id, newest, expires_at, holder, held_until) ' +
-  'SELECT ?2, ?3, ?4, ?1, ?5 WHERE EXISTS (SELECT 1 FROM churn_risk_users ' +
-  `WHERE user_id = ?2 AND holder = ?1) OR ${NO_OLDER_WAITING} ` +
-  'ON CONFLICT (user_id) DO UPDATE SET holder = excluded.holder, held_until = excluded.held_until ' +
-  'WHERE churn_risk_users.holder IS NULL OR churn_risk_users.holder = excluded.holder ' +
-  'OR churn_risk_users.held_until <= ?4 RETURNING newest';
+  'INSERT INTO churn_risk_users AS u(user_id,newest,expires_at,holder,held_until)' +
+  'SELECT ?2,?3,?4,?1,?5 WHERE EXISTS(SELECT 1 FROM churn_risk_users WHERE user_id=?2 AND ' +
+  `holder=?1)OR ${NO_OLDER_WAITING} ON CONFLICT(user_id)DO UPDATE SET holder=?1,held_until=?5 ` +
+  'WHERE u.holder IS NULL OR u.holder=?1 OR u.held_until<=?4 RETURNING newest';
 
 /** A statement's result in a D1 batch. */
 interface Rows<T> {
@@ -58,11 +55,13 @@ interface Rows<T> {
 export class D1UserOrder implements PushOrder {
   readonly #db: D1Database;
   readonly #now: () => number;
-  /** The delivered messages whose claim held their user (a retry of one extends the hold). */
-  readonly #holding = new WeakSet<AlertRecord<'delivered'>>();
-  /** Whether this isolate recorded or claimed anything (only then does it sweep). */
-  #used = false;
-  #sweptAt = 0;
+  /**
+   * The delivered messages whose claim in this isolate held their user: a retry of one extends
+   * the hold (`holdFor`).
+   */
+  readonly holding = new WeakSet<AlertRecord<'delivered'>>();
+  /** Whether this isolate recorded or claimed anything (only then are its tables swept). */
+  used = false;
 
   constructor(db: D1Database, now: () => number = Date.now) {
     this.#db = db;
@@ -71,125 +70,88 @@ export class D1UserOrder implements PushOrder {
 
   /**
    * The statements that record alert `id` (user and time `key`) in its user's line and raise the
-   * user's newest time, kept until `expiresAt` (the identity's expiry). With `claimed`, only
-   * when the identity row of `id` was written by this batch (`expires_at = expiresAt`): a
-   * duplicate changes nothing.
+   * user's newest time, kept until `expiresAt`: only when the identity row of `id` was written
+   * by the batch they run in (`expires_at = expiresAt`), after it. A duplicate changes nothing.
    */
-  recordStatements(
-    id: string,
-    key: UserOrderKey,
-    expiresAt: number,
-    now: number,
-    claimed: boolean,
-  ): D1Statement[] {
-    this.#used = true;
-    const condition = claimed
-      ? 'EXISTS (SELECT 1 FROM churn_risk_identities WHERE id = ?1 AND expires_at = ?4)'
-      : '1';
+  recordStatements(id: string, key: UserOrderKey, expiresAt: number, now: number): D1Statement[] {
+    this.used = true;
+    const claimed = 'EXISTS(SELECT 1 FROM churn_risk_identities WHERE id=?1 AND expires_at=?4)';
     return [
       this.#db
         .prepare(
-          'INSERT INTO churn_risk_user_alerts (id, user_id, at, done, expires_at) ' +
-            `SELECT ?1, ?2, ?3, 0, ?4 WHERE ${condition} ` +
-            'ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, at = excluded.at, ' +
-            'done = 0, expires_at = excluded.expires_at',
+          'INSERT INTO churn_risk_user_alerts(id,user_id,at,done,expires_at)SELECT ?1,?2,?3,0,?4 ' +
+            `WHERE ${claimed} ON CONFLICT(id)DO UPDATE SET at=?3,done=0,expires_at=?4`,
         )
         .bind(id, key.user, key.at, expiresAt),
       this.#db
         .prepare(
-          'INSERT INTO churn_risk_users (user_id, newest, expires_at) ' +
-            `SELECT ?2, ?3, ?4 WHERE ${condition} ` +
-            'ON CONFLICT (user_id) DO UPDATE SET newest = CASE WHEN ' +
-            'churn_risk_users.expires_at <= ?5 THEN excluded.newest ' +
-            'ELSE MAX(churn_risk_users.newest, excluded.newest) END, ' +
-            'expires_at = MAX(churn_risk_users.expires_at, excluded.expires_at)',
+          'INSERT INTO churn_risk_users AS u(user_id,newest,expires_at)SELECT ?2,?3,?4 WHERE ' +
+            `${claimed} ON CONFLICT(user_id)DO UPDATE SET ` +
+            'newest=IIF(u.expires_at<=?5,?3,MAX(u.newest,?3)),expires_at=MAX(u.expires_at,?4)',
         )
         .bind(id, key.user, key.at, expiresAt, now),
     ];
   }
 
-  /** Records alert `id` in its user's line, in a batch of its own (identities kept elsewhere). */
-  async record(id: string, key: UserOrderKey, ttlMs: number): Promise<void> {
-    await ensureSchema(this.#db);
-    const now = this.#now();
-    await this.#db.batch(this.recordStatements(id, key, now + ttlMs, now, false));
-  }
-
   /** The statement that takes alert `id` out of its user's line (its send failed). */
   forgetStatement(id: string): D1Statement {
-    return this.#db.prepare('DELETE FROM churn_risk_user_alerts WHERE id = ?1').bind(id);
+    return this.#db.prepare('DELETE FROM churn_risk_user_alerts WHERE id=?1').bind(id);
   }
 
   async claim(
     message: AlertRecord<'delivered'>,
     key: UserOrderKey,
   ): Promise<{ readonly newest: number } | { readonly waitMs: number }> {
-    this.#used = true;
+    this.used = true;
     await ensureSchema(this.#db);
     const now = this.#now();
     // The claim, and in the same round trip the user's holder: a claim that did not go through
     // waits for the holder's retry when one is due later (its hold lasts HOLD_MS past that).
     const [claimed, user] = (await this.#db.batch([
       this.#db.prepare(CLAIM).bind(message.id, key.user, key.at, now, now + HOLD_MS),
-      this.#db
-        .prepare('SELECT holder, held_until FROM churn_risk_users WHERE user_id = ?1')
-        .bind(key.user),
-    ])) as [Rows<{ newest: number }>, Rows<{ holder: string | null; held_until: number | null }>];
+      this.#db.prepare('SELECT held_until FROM churn_risk_users WHERE user_id=?1').bind(key.user),
+    ])) as [Rows<{ newest: number }>, Rows<{ held_until: number | null }>];
     const [row] = claimed.results ?? [];
     if (row !== undefined) {
-      this.#holding.add(message);
+      this.holding.add(message);
       return { newest: row.newest };
     }
-    const [holder] = user.results ?? [];
-    const due = (holder?.held_until ?? 0) - HOLD_MS;
+    const due = (user.results?.[0]?.held_until ?? 0) - HOLD_MS;
     return { waitMs: Math.max(POSTPONE_MS, due - now) };
-  }
-
-  /**
-   * Whether `message` holds its user (its claim went through in this isolate): a retry of it then
-   * extends the hold (`holdFor`).
-   */
-  holds(message: AlertRecord<'delivered'>): boolean {
-    return this.#holding.has(message);
   }
 
   /** Keeps alert `message` holding its user `delayMs` (its retry's delay) plus `HOLD_MS`. */
   async holdFor(message: AlertRecord<'delivered'>, delayMs: number): Promise<void> {
     await this.#db
-      .prepare('UPDATE churn_risk_users SET held_until = ?3 WHERE user_id = ?2 AND holder = ?1')
+      .prepare('UPDATE churn_risk_users SET held_until=?3 WHERE user_id=?2 AND holder=?1')
       .bind(message.id, message.alert.userId, this.#now() + delayMs + HOLD_MS)
       .run();
   }
 
   async release(message: AlertRecord<'delivered'>, key: UserOrderKey): Promise<void> {
-    this.#holding.delete(message);
+    this.holding.delete(message);
     await this.#db.batch([
-      this.#db.prepare('UPDATE churn_risk_user_alerts SET done = 1 WHERE id = ?1').bind(message.id),
+      this.#db.prepare('UPDATE churn_risk_user_alerts SET done=1 WHERE id=?1').bind(message.id),
       this.#db
         .prepare(
-          'UPDATE churn_risk_users SET holder = NULL, held_until = NULL ' +
-            'WHERE user_id = ?2 AND holder = ?1',
+          'UPDATE churn_risk_users SET holder=NULL,held_until=NULL WHERE user_id=?2 AND holder=?1',
         )
         .bind(message.id, key.user),
     ]);
   }
 
   /**
-   * Deletes the expired lines' rows and the users whose newest time expired and who are not held,
-   * at most every ten minutes per isolate, and only in an isolate in order per user.
+   * The statements that delete, at `now`, the expired lines' rows and the users whose newest time
+   * expired and who are not held (run with the identities' sweep, `D1Identities.sweep`).
    */
-  async sweep(): Promise<void> {
-    const now = this.#now();
-    if (!this.#used || now - this.#sweptAt < 600_000) return;
-    this.#sweptAt = now;
-    await this.#db.batch([
-      this.#db.prepare('DELETE FROM churn_risk_user_alerts WHERE expires_at <= ?1').bind(now),
+  sweepStatements(now: number): D1Statement[] {
+    return [
+      this.#db.prepare('DELETE FROM churn_risk_user_alerts WHERE expires_at<=?1').bind(now),
       this.#db
         .prepare(
-          'DELETE FROM churn_risk_users WHERE expires_at <= ?1 ' +
-            'AND (holder IS NULL OR held_until <= ?1)',
+          'DELETE FROM churn_risk_users WHERE expires_at<=?1 AND(holder IS NULL OR held_until<=?1)',
         )
         .bind(now),
-    ]);
+    ];
   }
 }

@@ -84,8 +84,8 @@ export class D1FailedStore implements FailedStore {
     await ensureSchema(this.#db);
     await this.#db
       .prepare(
-        'INSERT INTO churn_risk_failed (id, alert_id, entry, succeeded, tries, error, failed_at) ' +
-          'VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)',
+        'INSERT INTO churn_risk_failed(id,alert_id,entry,succeeded,tries,error,failed_at)' +
+          'VALUES(?1,?2,?3,?4,?5,?6,?7)',
       )
       .bind(
         crypto.randomUUID(),
@@ -104,7 +104,7 @@ export class D1FailedStore implements FailedStore {
     await ensureSchema(this.#db);
     const { results } = await this.#db
       .prepare(
-        'SELECT * FROM churn_risk_failed ORDER BY failed_at DESC, rowid DESC LIMIT ?1 OFFSET ?2',
+        'SELECT * FROM churn_risk_failed ORDER BY failed_at DESC,rowid DESC LIMIT ?1 OFFSET ?2',
       )
       .bind(limit, offset)
       .all<FailedRow>();
@@ -115,7 +115,7 @@ export class D1FailedStore implements FailedStore {
     await ensureSchema(this.#db);
     const row = await this.#db
       .prepare(
-        'SELECT id FROM churn_risk_failed WHERE id = ?1 OR alert_id = ?1 ORDER BY failed_at LIMIT 1',
+        'SELECT id FROM churn_risk_failed WHERE id=?1 OR alert_id=?1 ORDER BY failed_at LIMIT 1',
       )
       .bind(id)
       .first<{ id: string }>();
@@ -128,7 +128,7 @@ export class D1FailedStore implements FailedStore {
     await ensureSchema(this.#db);
     // The rows now (a snapshot): an alert that fails again is a new row, not in it.
     const { results } = await this.#db
-      .prepare('SELECT id FROM churn_risk_failed ORDER BY failed_at, id')
+      .prepare('SELECT id FROM churn_risk_failed ORDER BY failed_at,id')
       .all<{ id: string }>();
     let retried = 0;
     for (const row of results) if (await this.#resend(row.id)) retried++;
@@ -138,7 +138,7 @@ export class D1FailedStore implements FailedStore {
   async count(): Promise<number> {
     await ensureSchema(this.#db);
     const row = await this.#db
-      .prepare('SELECT COUNT(*) AS n FROM churn_risk_failed')
+      .prepare('SELECT COUNT(*)AS n FROM churn_risk_failed')
       .first<{ n: number }>();
     return row?.n ?? 0;
   }
@@ -157,19 +157,19 @@ export class D1FailedStore implements FailedStore {
     const now = this.#now();
     const claimed = await this.#db
       .prepare(
-        'INSERT INTO churn_risk_failed_claims (id, until) ' +
-          'SELECT id, ?2 FROM churn_risk_failed WHERE id = ?1 ' +
-          'ON CONFLICT (id) DO UPDATE SET until = excluded.until ' +
-          'WHERE churn_risk_failed_claims.until <= ?3 RETURNING id',
+        'INSERT INTO churn_risk_failed_claims(id,until)' +
+          'SELECT id,?2 FROM churn_risk_failed WHERE id=?1 ' +
+          'ON CONFLICT(id)DO UPDATE SET until=excluded.until ' +
+          'WHERE churn_risk_failed_claims.until<=?3 RETURNING id',
       )
       .bind(id, now + CLAIM_MS, now)
       .first<{ id: string }>();
     if (claimed === null) return false;
     const row = await this.#db
-      .prepare('SELECT * FROM churn_risk_failed WHERE id = ?1')
+      .prepare('SELECT * FROM churn_risk_failed WHERE id=?1')
       .bind(id)
       .first<FailedRow>();
-    const release = this.#db.prepare('DELETE FROM churn_risk_failed_claims WHERE id = ?1').bind(id);
+    const release = this.#db.prepare('DELETE FROM churn_risk_failed_claims WHERE id=?1').bind(id);
     if (row === null) {
       await release.run(); // retried and deleted by a claim that had expired
       return false;
@@ -178,7 +178,7 @@ export class D1FailedStore implements FailedStore {
     // in none): its user's newer alerts wait for it, as they would for any older alert.
     const inLine = (done: 0 | 1): D1Statement =>
       this.#db
-        .prepare('UPDATE churn_risk_user_alerts SET done = ?2 WHERE id = ?1')
+        .prepare('UPDATE churn_risk_user_alerts SET done=?2 WHERE id=?1')
         .bind(row.alert_id, done);
     try {
       await inLine(0).run();
@@ -190,7 +190,7 @@ export class D1FailedStore implements FailedStore {
       throw error;
     }
     await this.#db.batch([
-      this.#db.prepare('DELETE FROM churn_risk_failed WHERE id = ?1').bind(id),
+      this.#db.prepare('DELETE FROM churn_risk_failed WHERE id=?1').bind(id),
       release,
     ]);
     return true;

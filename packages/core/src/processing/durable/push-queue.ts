@@ -142,15 +142,6 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
     this.notRecorded = `The ${this.kind} queue did not take the alert`;
     this.#options = options;
     this.#maxStalls = integerOption('maxStalls', options.maxStalls ?? 3, 0);
-    const { order } = options;
-    if (
-      order !== undefined &&
-      (typeof order.claim !== 'function' || typeof order.release !== 'function')
-    ) {
-      throw new TypeError(
-        'createPushQueue needs order: { claim(message, key), release(message, key) }.',
-      );
-    }
   }
 
   override attach(processor: AlertProcessor, how?: { consume?: boolean | 'invocation' }): void {
@@ -167,8 +158,7 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
     const { order } = this.#options;
     if (order === undefined) {
       throw new TypeError(
-        `A receiver with order: 'per-user' needs createPushQueue({ order }) (the ${this.kind} ` +
-          'queue was given none): the shared table that holds a user for one alert at a time.',
+        `order: 'per-user' needs createPushQueue({ order }); the ${this.kind} queue has none.`,
       );
     }
     return order;
@@ -251,8 +241,7 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
     } catch (error) {
       processor.logger.error(
         { id: message.id, userId: key.user, err: error },
-        `churn-risk: alert ${message.id} is done, but the ${this.kind} queue did not release ` +
-          `its user ${key.user}; the user's later alerts wait until the hold lapses.`,
+        `churn-risk: alert ${message.id} did not release its user; its hold lapses.`,
       );
     }
   }
