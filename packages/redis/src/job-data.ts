@@ -1,4 +1,4 @@
-import type { AlertRecord } from '@churn-risk/core/store';
+import type { AlertRecord, UserOrderKey } from '@churn-risk/core/store';
 
 /** The BullMQ job name of an accepted alert. */
 export const JOB_NAME = 'churn_risk_alert';
@@ -18,4 +18,6 @@ export type AlertJobData = AlertRecord<'accepted'> & {
   stalls: number;
   /** When a retry of it falls due (`Date.now()` ms), written with the retry's delay. */
   dueAt?: number;
+  /** The alert's user and time, for an alert accepted in order per user (`StoreAcceptOptions.order`). */
+  order?: UserOrderKey;
 };

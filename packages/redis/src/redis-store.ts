@@ -5,11 +5,13 @@ import {
   type AlertVerdict,
   type StoreAcceptOptions,
   type TakeOptions,
+  type UserOrderKey,
   type FailedListOptions,
   type QueueCounts,
   type QueueHealth,
 } from '@churn-risk/core/store';
 import { Job, Queue, Worker, type JobJson, type JobsOptions } from 'bullmq';
+import type { ChainableCommander } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { openConnections, type Connections, type RedisClient } from './connection.js';
 import { countJobs, listFailed } from './failed-alerts.js';
@@ -22,6 +24,7 @@ import {
 } from './options.js';
 import { CHECK_KEY_TTL_MS, reclaimExpiredJobs } from './reclaim.js';
 import { failedNow, retryFailedJobs, type Failure } from './retry-failed.js';
+import { isNoScript, orderedJobId, UserOrder, type Turn } from './user-order.js';
 
 /**
  * How long a take waits for work on BullMQ's marker before it answers "nothing due", in seconds
@@ -52,6 +55,8 @@ interface Lease {
   readonly lockToken: string;
   /** The job's data as last written. */
   data: AlertJobData;
+  /** Taken in order per user: whether it was parked before (undefined: not known here). */
+  parked?: boolean;
 }
 
 /** The next job's data that `moveToCompleted(..., fetchNext)` answers with, if it took one. */
@@ -65,6 +70,11 @@ function fetchedJob(result: unknown): { json: JobJson; id: string } | undefined 
 /** What `completeAndTake` resolves with: whether the completion went through, the next alert. */
 type Completion = Awaited<ReturnType<AlertStore['completeAndTake']>>;
 
+/** A completion that went through, and the alert it took next. */
+function completedWith(next: AlertRecord<'taken'> | undefined): Completion {
+  return next === undefined ? NOTHING_NEXT : { completed: true, next };
+}
+
 /** A completion that took nothing next. */
 const NOTHING_NEXT: Completion = Object.freeze({ completed: true, next: undefined });
 
@@ -77,6 +87,10 @@ class BullMqAlertStore implements RedisAlertStore {
   /** Takes jobs, writes the verdicts and runs the reclaims; made at the first of them. */
   #consumer: { worker: Worker<AlertJobData>; redis: RedisClient } | undefined;
   readonly #leases = new Map<string, Lease>();
+  /** The keys and scripts of the order per user. */
+  readonly #order: UserOrder;
+  /** The key of a job is this and its id (BullMQ's `queue.toKey(id)`). */
+  readonly #jobKeyPrefix: string;
   #stopped = false;
   #closed: Promise<void> | undefined;
 
@@ -88,6 +102,11 @@ class BullMqAlertStore implements RedisAlertStore {
       prefix: options.prefix,
     });
     this.bullQueue.on('error', () => undefined); // reported once by the connection
+    this.#order = new UserOrder(options.prefix, {
+      completed: this.bullQueue.toKey('completed'),
+      failed: this.bullQueue.toKey('failed'),
+    });
+    this.#jobKeyPrefix = this.bullQueue.toKey('');
     this.#jobOptions = {
       // A completed job is kept as long as its identity: BullMQ forgets a de-duplication key when
       // the job that holds it is removed.
@@ -100,6 +119,7 @@ class BullMqAlertStore implements RedisAlertStore {
     entry: AlertRecord<'accepted'>,
     options: StoreAcceptOptions,
   ): Promise<'accepted' | 'duplicate'> {
+    if (options.order !== undefined) return this.#acceptInOrder(entry, options, options.order);
     const jobId = randomUUID();
     // One Lua script: SET the identity NX PX ttl and store the job, or neither (BullMQ's
     // addStandardJob with de-duplication). A duplicate gets the id of the job that holds it.
@@ -120,7 +140,9 @@ class BullMqAlertStore implements RedisAlertStore {
     // Typed as always a job; BullMQ answers undefined when nothing is due.
     const job = (await worker.getNextJob(options.token, { block: options.wait !== false })) as
       Job<AlertJobData> | undefined;
-    return job === undefined ? undefined : this.#handOut(job, options, options.token);
+    if (job === undefined) return undefined;
+    if (options.perUser === true) return this.#takeInTurn(job, options, options.token);
+    return this.#handOut(job, options, options.token);
   }
 
   async extend(id: string, token: string, leaseMs: number, stalls?: number): Promise<boolean> {
@@ -137,6 +159,7 @@ class BullMqAlertStore implements RedisAlertStore {
   complete(id: string, token: string): Promise<boolean> {
     return this.#finish(id, token, async (lease) => {
       await lease.job.moveToCompleted(undefined, lease.lockToken, false);
+      await this.#ended(lease);
       return true;
     });
   }
@@ -144,11 +167,11 @@ class BullMqAlertStore implements RedisAlertStore {
   completeAndTake(id: string, token: string, next: TakeOptions): Promise<Completion> {
     const known = this.#leases.get(id);
     // The hot path, an alert handed out here under this token, stays synchronous up to the write.
-    if (known?.token === token) return this.#completeTaking(id, known, next);
+    if (known?.token === token) return this.#completing(id, known, next);
     // Handed out here under another token (stale): refused; another instance's: BullMQ's lock
     // decides. A refusal takes all the same.
     return this.#lease(id, token).then((lease) =>
-      lease === undefined ? this.#takeAfterRefusal(next) : this.#completeTaking(id, lease, next),
+      lease === undefined ? this.#takeAfterRefusal(next) : this.#completing(id, lease, next),
     );
   }
 
@@ -181,6 +204,7 @@ class BullMqAlertStore implements RedisAlertStore {
       if (!(await this.#writeData(lease, data))) return false;
       // One try per job as far as BullMQ knows (attempts 1): this moves it to the failed set.
       await lease.job.moveToFailed(new Error(verdict.error.message), lease.lockToken, false);
+      await this.#ended(lease);
       return true;
     });
   }
@@ -338,14 +362,250 @@ class BullMqAlertStore implements RedisAlertStore {
       );
   }
 
+  /** `#completeTaking`, or `#completeTakingInOrder` when the alert or the take is in order. */
+  #completing(id: string, lease: Lease, next: TakeOptions): Promise<Completion> {
+    return lease.data.order === undefined && next.perUser !== true
+      ? this.#completeTaking(id, lease, next)
+      : this.#completeTakingInOrder(id, lease, next);
+  }
+
+  /**
+   * `#completeTaking` in order per user (the alert was accepted in order, or the take is per
+   * user): BullMQ's completion takes the next job in the same round trip, then one script ends
+   * the alert in its user's order and takes the next job in its turn (user-order.ts). A job that
+   * is not its user's turn is parked, and the take goes on (`#parkAndTake`).
+   */
+  #completeTakingInOrder(id: string, lease: Lease, next: TakeOptions): Promise<Completion> {
+    const { worker, redis } = this.#consume();
+    const { job, lockToken } = lease;
+    const keep = job.opts.removeOnComplete ?? false;
+    return worker
+      .getBackend()
+      .moveToCompleted(job, undefined, keep, lockToken, !this.#stopped)
+      .then(
+        ({ result }) => {
+          this.#leases.delete(id);
+          const fetched = fetchedJob(result);
+          const nextJob =
+            fetched === undefined
+              ? undefined
+              : Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
+          const ended = lease.data.order && {
+            id,
+            order: lease.data.order,
+            parked: lease.parked ?? true,
+          };
+          const order = next.perUser === true ? nextJob?.data.order : undefined;
+          const taken = order && nextJob && { id: String(nextJob.id), order };
+          if (ended === undefined && taken === undefined) {
+            return nextJob === undefined
+              ? NOTHING_NEXT
+              : this.#handOut(nextJob, next, lockToken).then(completedWith);
+          }
+          return this.#order
+            .turn(redis, this.#jobKeyPrefix, ended, taken)
+            .then(({ wake, turn }) => {
+              // The usual case, the next alert in its turn and no one to wake: no async layer.
+              if (wake === undefined && nextJob !== undefined && turn !== undefined) {
+                if (next.leaseMs === this.#options.leaseMs) {
+                  return completedWith(this.#record(nextJob, next.token, lockToken, turn));
+                }
+              }
+              return this.#nextInOrder(nextJob, taken, wake, turn, next, lockToken);
+            });
+        },
+        async (error: unknown) => {
+          if (!(await this.#lost(lease))) throw error;
+          this.#leases.delete(id);
+          return this.#takeAfterRefusal(next);
+        },
+      );
+  }
+
+  /** The rest of `#completeTakingInOrder`: a wake, a park, another lease time. */
+  async #nextInOrder(
+    nextJob: Job<AlertJobData> | undefined,
+    taken: { id: string; order: UserOrderKey } | undefined,
+    wake: string | undefined,
+    turn: Turn | undefined,
+    next: TakeOptions,
+    lockToken: string,
+  ): Promise<Completion> {
+    const woken = wake === undefined ? undefined : this.#promote(wake);
+    let alert: AlertRecord<'taken'> | undefined;
+    if (nextJob === undefined) alert = undefined;
+    else if (taken === undefined || turn !== undefined) {
+      alert = await this.#handOut(nextJob, next, lockToken, turn);
+    } else alert = await this.#parkAndTake(nextJob, taken.order, next, lockToken);
+    await woken;
+    return completedWith(alert);
+  }
+
+  /**
+   * Accepts an alert in order per user: BullMQ's add (with its de-duplication) and the record of
+   * the alert in its user's line and of the user's newest time, in one MULTI (one atomic step;
+   * the record is written only when the add stored the job).
+   */
+  async #acceptInOrder(
+    entry: AlertRecord<'accepted'>,
+    options: StoreAcceptOptions,
+    order: UserOrderKey,
+  ): Promise<'accepted' | 'duplicate'> {
+    const jobId = orderedJobId();
+    const data: AlertJobData = { ...entry, tries: 0, succeeded: [], stalls: 0, order };
+    const jobOptions: JobsOptions = {
+      ...this.#jobOptions,
+      jobId,
+      deduplication: { id: entry.id, ttl: options.dedupeTtlMs },
+      ...(options.first === true ? { lifo: true } : {}),
+    };
+    const job = new Job<AlertJobData>(this.bullQueue, JOB_NAME, data, jobOptions, jobId);
+    const jobKey = this.bullQueue.toKey(jobId);
+    const { dedupeTtlMs } = options;
+    // BullMQ's Redis client (its escape hatch `RedisQueueBackend.client`), on our connection.
+    const multi = (await this.bullQueue.getBackend().client).multi();
+    await job.addJob(multi); // queues BullMQ's add script on the MULTI (Job.addJob's transaction)
+    this.#order.queueAccept(
+      multi as unknown as ChainableCommander,
+      jobKey,
+      jobId,
+      order,
+      dedupeTtlMs,
+    );
+    const [added, recorded] = (await multi.exec()) ?? [];
+    const error = added === undefined ? new Error('The accept was aborted.') : added[0];
+    let stored: boolean;
+    if (error === null) stored = added?.[1] === jobId;
+    else if (isNoScript(error)) {
+      // Redis did not know BullMQ's script (its script cache was just flushed): the add alone
+      // (which sends the script), then the record; the same job id finds the job if it is stored.
+      stored = (await this.bullQueue.add(JOB_NAME, data, jobOptions)).id === jobId;
+      if (stored) {
+        await this.#order.acceptAlone(this.#connections.client, jobKey, jobId, order, dedupeTtlMs);
+      }
+      return stored ? 'accepted' : 'duplicate';
+    } else throw error;
+    if (!stored) return 'duplicate';
+    if (recorded?.[0] != null) {
+      // Redis did not know our script: the job is stored, its record follows.
+      if (!isNoScript(recorded[0])) throw recorded[0];
+      await this.#order.acceptAlone(this.#connections.client, jobKey, jobId, order, dedupeTtlMs);
+    }
+    return 'accepted';
+  }
+
+  /**
+   * Hands out `job` (taken by BullMQ, locked with `lockToken`) if it is its user's turn, holding
+   * the user; else parks it and takes the next (`#parkAndTake`). A job accepted without order is
+   * handed out as it is. Undefined when every job due was parked. `parked`: the job parked right
+   * before this take, which the same script checks again (`#wakeIfTurn`).
+   */
+  async #takeInTurn(
+    job: Job<AlertJobData>,
+    options: TakeOptions,
+    lockToken: string,
+    parked?: { id: string; order: UserOrderKey },
+  ): Promise<AlertRecord<'taken'> | undefined> {
+    const { order } = job.data;
+    if (order === undefined) {
+      if (parked !== undefined) await this.#wakeIfTurn(parked);
+      return this.#handOut(job, options, lockToken);
+    }
+    const { redis } = this.#consume();
+    const taken = { id: String(job.id), order };
+    const answer = await this.#order.turn(redis, this.#jobKeyPrefix, undefined, taken, parked);
+    const woken = answer.again && parked !== undefined ? this.#promote(parked.id) : undefined;
+    try {
+      if (answer.turn !== undefined)
+        return await this.#handOut(job, options, lockToken, answer.turn);
+      return await this.#parkAndTake(job, order, options, lockToken);
+    } finally {
+      await woken;
+    }
+  }
+
+  /**
+   * Parks `job`, not its user's turn: BullMQ's delayed set for at most `leaseMs` (the alert that
+   * holds the user promotes it when it ends; the bound covers a lost promote), with a take of the
+   * next job in the same round trip (`moveToDelayed`'s `fetchNext`), which `#takeInTurn` hands
+   * out in its turn or parks in turn.
+   */
+  async #parkAndTake(
+    job: Job<AlertJobData>,
+    order: UserOrderKey,
+    options: TakeOptions,
+    lockToken: string,
+  ): Promise<AlertRecord<'taken'> | undefined> {
+    const { worker } = this.#consume();
+    const id = String(job.id);
+    const result = await worker
+      .getBackend()
+      .moveToDelayed(id, Date.now(), this.#options.leaseMs, lockToken, {
+        skipAttempt: true,
+        fetchNext: !this.#stopped,
+      });
+    // The holder may have ended between the decision and the move, and its promote come too
+    // soon: checked again with the next take, or on its own.
+    const parked = { id, order };
+    const fetched = fetchedJob(result);
+    if (fetched === undefined) {
+      await this.#wakeIfTurn(parked);
+      return undefined;
+    }
+    const next = Job.fromJSON<AlertJobData>(worker, fetched.json, fetched.id);
+    return this.#takeInTurn(next, options, lockToken, parked);
+  }
+
+  /** Promotes a job just parked if it is its user's turn by now (else its bound wakes it). */
+  async #wakeIfTurn(parked: { id: string; order: UserOrderKey }): Promise<void> {
+    try {
+      if (await this.#order.turnAfterPark(this.#consume().redis, parked.id, parked.order)) {
+        await this.#promote(parked.id);
+      }
+    } catch {
+      // Its park's bound wakes it.
+    }
+  }
+
+  /**
+   * After BullMQ moved the lease's alert to completed or failed: its end in its user's order (an
+   * alert accepted in order), and the promote of the user's next alert when it is parked.
+   */
+  async #ended(lease: Lease): Promise<void> {
+    const { order } = lease.data;
+    if (order === undefined) return;
+    const ended = { id: String(lease.job.id), order, parked: lease.parked ?? true };
+    try {
+      const { redis } = this.#consume();
+      const { wake } = await this.#order.turn(redis, this.#jobKeyPrefix, ended, undefined);
+      if (wake !== undefined) await this.#promote(wake);
+    } catch {
+      // The verdict is written: a take finds the user's holder finished and drops it, and the
+      // user's parked alerts come back within their bound.
+    }
+  }
+
+  /** Moves a parked job back to wait (BullMQ's promote); nothing when it is not delayed any more. */
+  async #promote(jobId: string): Promise<void> {
+    try {
+      await this.#consume().worker.getBackend().promote(jobId);
+    } catch {
+      // Taken, or promoted by another process meanwhile; else its park's bound wakes it.
+    }
+  }
+
   /** A completion refused (its lease was lost): a take all the same, at once (none once stopping). */
   async #takeAfterRefusal(next: TakeOptions): Promise<Completion> {
     if (this.#stopped) return { completed: false, next: undefined };
     const job = (await this.#consume().worker.getNextJob(next.token, { block: false })) as
       Job<AlertJobData> | undefined;
+    if (job === undefined) return { completed: false, next: undefined };
     return {
       completed: false,
-      next: job === undefined ? undefined : await this.#handOut(job, next),
+      next:
+        next.perUser === true
+          ? await this.#takeInTurn(job, next, next.token)
+          : await this.#handOut(job, next),
     };
   }
 
@@ -354,18 +614,32 @@ class BullMqAlertStore implements RedisAlertStore {
     job: Job<AlertJobData>,
     options: TakeOptions,
     lockToken = options.token,
+    turn?: Turn,
   ): Promise<AlertRecord<'taken'>> {
     if (options.leaseMs !== this.#options.leaseMs) {
       await job.extendLock(lockToken, options.leaseMs); // BullMQ locked it for our leaseMs
     }
-    return this.#record(job, options.token, lockToken);
+    return this.#record(job, options.token, lockToken, turn);
   }
 
-  /** Records the lease of a job just taken, locked for `leaseMs`, and hands it out. */
-  #record(job: Job<AlertJobData>, token: string, lockToken: string): AlertRecord<'taken'> {
+  /**
+   * Records the lease of a job just taken, locked for `leaseMs`, and hands it out; `turn`: taken
+   * in order per user (its parks, and its user's newest time).
+   */
+  #record(
+    job: Job<AlertJobData>,
+    token: string,
+    lockToken: string,
+    turn?: Turn,
+  ): AlertRecord<'taken'> {
     const id = String(job.id);
     const data = job.data;
-    this.#leases.set(id, { job, token, lockToken, data });
+    this.#leases.set(
+      id,
+      turn === undefined
+        ? { job, token, lockToken, data }
+        : { job, token, lockToken, data, parked: turn.parks > 0 },
+    );
     const { id: alertId, alert, receivedAt, traceContext } = data;
     return {
       id: alertId,
@@ -377,9 +651,11 @@ class BullMqAlertStore implements RedisAlertStore {
       succeeded: data.succeeded,
       stalls: data.stalls,
       // Every take starts an attempt (BullMQ's attemptsStarted). Each earlier attempt ended with
-      // a verdict core wrote (tries) or was a stall core recorded (stalls); one more means the
-      // previous taker lost its lease without either: it died or froze, and this is a takeover.
-      lapsed: job.attemptsStarted - 1 > data.tries + data.stalls,
+      // a verdict core wrote (tries), was a stall core recorded (stalls) or was parked, not its
+      // user's turn (parks); one more means the previous taker lost its lease without any: it
+      // died or froze, and this is a takeover.
+      lapsed: job.attemptsStarted - 1 - (turn?.parks ?? 0) > data.tries + data.stalls,
+      ...(turn === undefined ? {} : { newest: turn.newest }),
     };
   }
 
@@ -448,7 +724,9 @@ class BullMqAlertStore implements RedisAlertStore {
    */
   async #retryJobs(failures: readonly Failure[]): Promise<string[]> {
     await this.bullQueue.waitUntilReady();
-    return retryFailedJobs(this.bullQueue, this.#connections.client, failures);
+    return retryFailedJobs(this.bullQueue, this.#connections.client, failures, (user) =>
+      this.#order.lineKey(user),
+    );
   }
 }
 

@@ -46,10 +46,13 @@ end
 return out`;
 
 /**
- * KEYS: job hash, failed set, wait list, marker, meta, active list, events stream.
- * ARGV: job id, failure score (`''`: any), the data read, the new data. The job goes to the end of
+ * KEYS: job hash, failed set, wait list, marker, meta, active list, events stream, and for an
+ * alert accepted in order per user its user's line (user-order.ts).
+ * ARGV: job id, failure score (`''`: any), the data read, the new data, and with the line the
+ * alert's time. The job goes to the end of
  * the wait list (behind the alerts due now, as a retried alert does on every store, also one
- * accepted with `first`). 1: put back; 0: not in that failure (nothing written); -1: failed, but
+ * accepted with `first`), and back in its user's line: a waiting alert like any other.
+ * 1: put back; 0: not in that failure (nothing written); -1: failed, but
  * its data changed since it was read (nothing written).
  */
 const RETRY_IF_FAILED = `
@@ -67,6 +70,7 @@ if not held and meta[2] then held = redis.call('LLEN', KEYS[6]) >= tonumber(meta
 if not held then redis.call('ZADD', KEYS[4], 0, '0') end
 redis.call('XADD', KEYS[7], 'MAXLEN', '~', meta[3] or 10000, '*',
   'event', 'waiting', 'jobId', jobId, 'prev', 'failed')
+if KEYS[8] then redis.call('ZADD', KEYS[8], ARGV[5], jobId) end
 return 1`;
 
 /** How many jobs one read asks about. */
@@ -102,6 +106,7 @@ export async function retryFailedJobs(
   queue: Queue<AlertJobData>,
   client: RedisClient,
   failures: readonly Failure[],
+  lineKey: (user: string) => string,
 ): Promise<string[]> {
   const retried: string[] = [];
   for (let start = 0; start < failures.length; start += READ_BATCH) {
@@ -118,7 +123,7 @@ export async function retryFailedJobs(
       for (const [i, failure] of batch.entries()) {
         const data = datas[i];
         if (data === undefined || data === '') continue; // not (in that failure) any more
-        const result = await retryIfFailed(queue, client, failure, data);
+        const result = await retryIfFailed(queue, client, failure, data, lineKey);
         if (result === 1) retried.push(failure.id);
         else if (result === -1) changed.push(failure);
       }
@@ -138,11 +143,11 @@ async function retryIfFailed(
   client: RedisClient,
   { id, score }: Failure,
   data: string,
+  lineKey: (user: string) => string,
 ): Promise<number> {
   const key = (type: string): string => queue.toKey(type);
-  return (await client.eval(
-    RETRY_IF_FAILED,
-    7,
+  const { order } = JSON.parse(data) as AlertJobData;
+  const keys = [
     key(id),
     key('failed'),
     key('wait'),
@@ -150,9 +155,8 @@ async function retryIfFailed(
     key('meta'),
     key('active'),
     key('events'),
-    id,
-    score,
-    data,
-    resetData(data),
-  )) as number;
+    ...(order === undefined ? [] : [lineKey(order.user)]),
+  ];
+  const args = [id, score, data, resetData(data), ...(order === undefined ? [] : [order.at])];
+  return (await client.eval(RETRY_IF_FAILED, keys.length, ...keys, ...args)) as number;
 }

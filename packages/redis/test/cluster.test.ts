@@ -111,4 +111,91 @@ describe('createRedisQueue on a three-master Redis Cluster', () => {
     expect(calls).toEqual({ audit: 1, crm: 3 });
     expect(await queue.counts()).toMatchObject({ failed: 0, completed: 1 });
   });
+
+  it('in order per user: two queues, random failures; one alert at a time per user, oldest first', async () => {
+    const prefix = newPrefix();
+    const users = Array.from({ length: 8 }, (_, i) => `cl_${process.pid}_${String(i)}`);
+    const alertOf = (user: string, minute: number): Record<string, unknown> =>
+      makeAlert({
+        userId: user,
+        triggeredAt: new Date(Date.UTC(2026, 5, 1, 7, minute)).toISOString(),
+      });
+    const receivers = [queueOn(prefix), queueOn(prefix)].map((queue) =>
+      receiverOn(queue, {
+        order: 'per-user',
+        concurrency: 3,
+        retries: { retries: 10, backoffMs: () => 15 },
+      }),
+    );
+    let index = 0;
+    for (const minute of [3, 1, 4, 2]) {
+      for (const user of users) {
+        const receiver = receivers[index++ % 2] as Receiver;
+        expect((await receiver.handle(deliveryOf(alertOf(user, minute)))).status).toBe(202);
+      }
+    }
+    const running = new Set<string>();
+    const overlaps: string[] = [];
+    const done = new Map<string, string[]>();
+    let seed = 3;
+    const random = (): number => (seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647;
+    for (const receiver of receivers) {
+      receiver.on(
+        'churn_risk_alert',
+        async (alert) => {
+          if (running.has(alert.userId)) overlaps.push(alert.userId);
+          running.add(alert.userId);
+          try {
+            await new Promise((resolve) => setTimeout(resolve, random() * 5));
+            if (random() < 0.3) throw new Error('transient');
+            done.set(alert.userId, [...(done.get(alert.userId) ?? []), alert.triggeredAt]);
+          } finally {
+            running.delete(alert.userId);
+          }
+        },
+        { id: 'crm' },
+      );
+    }
+    await Promise.all(receivers.map((receiver) => receiver.drain({ timeoutMs: 30_000 })));
+    expect(overlaps).toEqual([]);
+    for (const user of users) {
+      expect(done.get(user), user).toEqual(
+        [1, 2, 3, 4].map((minute) => alertOf(user, minute).triggeredAt),
+      );
+    }
+    expect(await (open.queues.at(-1) as RedisQueue).counts()).toMatchObject({
+      waiting: 0,
+      delayed: 0,
+      failed: 0,
+      completed: users.length * 4,
+    });
+  });
+
+  it('in order per user: a failed alert releases its user, and a retry from the failed set runs it', async () => {
+    const queue = queueOn(newPrefix());
+    const worker = receiverOn(queue, { order: 'per-user', concurrency: 2 });
+    const user = `clf_${process.pid}`;
+    const [older, newer] = [1, 2].map((minute) =>
+      makeAlert({
+        userId: user,
+        triggeredAt: new Date(Date.UTC(2026, 5, 2, 7, minute)).toISOString(),
+      }),
+    ) as [Record<string, unknown>, Record<string, unknown>];
+    let broken = true;
+    const ran: string[] = [];
+    worker.on('churn_risk_alert', (alert) => {
+      if (broken && alert.triggeredAt === older.triggeredAt) throw new Error('CRM down');
+      ran.push(alert.triggeredAt);
+    });
+    for (const alert of [older, newer]) {
+      expect((await worker.handle(deliveryOf(alert))).status).toBe(202);
+    }
+    await worker.drain({ timeoutMs: 15_000 });
+    expect(ran).toEqual([newer.triggeredAt]);
+    broken = false;
+    await queue.retry(`${user}:${String(older.triggeredAt)}`);
+    await worker.drain({ timeoutMs: 15_000 });
+    expect(ran).toEqual([newer.triggeredAt, older.triggeredAt]);
+    expect(await queue.counts()).toMatchObject({ failed: 0, completed: 2 });
+  });
 });
