@@ -2,6 +2,7 @@ import { type Logger } from '@churn-risk/core';
 import {
   createMemoryDedupeStore,
   createPushQueue,
+  describeError,
   RENAMED_OPTIONS,
   refuseUnknownOptions,
   type DedupeStore,
@@ -90,10 +91,6 @@ export const OPTION_KEYS = [
   'logger',
 ] as const satisfies readonly (keyof CloudflareQueueOptions)[];
 
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value';
-}
-
 class CloudflareQueueMode implements CloudflareQueue {
   readonly queue: PushQueue;
   readonly failed: D1FailedStore;
@@ -149,7 +146,7 @@ class CloudflareQueueMode implements CloudflareQueue {
       } catch (releaseError) {
         this.#log(
           `Alert ${entry.id} was not sent to the queue and its claim could not be released ` +
-            `(${describe(releaseError)}): its redeliveries answer duplicate until the claim expires.`,
+            `(${describeError(releaseError)}): its redeliveries answer duplicate until the claim expires.`,
           { id: entry.id, err: releaseError },
         );
       }
@@ -164,7 +161,7 @@ class CloudflareQueueMode implements CloudflareQueue {
       await this.#failedDb.prepare('SELECT 1').first();
       return { reachable: true };
     } catch (error) {
-      return { reachable: false, error: `D1 did not answer: ${describe(error)}` };
+      return { reachable: false, error: `D1 did not answer: ${describeError(error)}` };
     }
   }
 
@@ -175,7 +172,7 @@ class CloudflareQueueMode implements CloudflareQueue {
     try {
       await this.#identities?.sweep();
     } catch (error) {
-      this.#log(`Expired alert identities could not be deleted (${describe(error)}).`, {
+      this.#log(`Expired alert identities could not be deleted (${describeError(error)}).`, {
         err: error,
       });
     }
@@ -223,7 +220,7 @@ class CloudflareQueueMode implements CloudflareQueue {
       this.#own.delete(message.id);
     } catch (error) {
       this.#log(
-        `The verdict for alert ${entry.id} was not stored (${describe(error)}); tried again later.`,
+        `The verdict for alert ${entry.id} was not stored (${describeError(error)}); tried again later.`,
         {
           id: entry.id,
           err: error,
@@ -258,7 +255,7 @@ class CloudflareQueueMode implements CloudflareQueue {
       this.#own.delete(message.id);
     } catch (error) {
       this.#log(
-        `Alert ${state.entry.id} was not sent again (${describe(error)}); the platform redelivers it.`,
+        `Alert ${state.entry.id} was not sent again (${describeError(error)}); the platform redelivers it.`,
         {
           id: state.entry.id,
           err: error,

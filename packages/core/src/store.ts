@@ -42,6 +42,8 @@ export {
 } from './processing/durable/push-queue.js';
 export { withTimeout } from './processing/durable/queue-base.js';
 export { RENAMED_OPTIONS, refuseUnknownOptions } from './options/known-options.js';
+export { integerOption } from './options/integer-option.js';
+export { describeError } from './errors/describe-error.js';
 export type {
   AcceptOptions,
   AcceptResult,

@@ -1,5 +1,6 @@
 import {
   createPushQueue,
+  describeError,
   withTimeout,
   type AcceptResult,
   type AlertProcessor,
@@ -10,7 +11,7 @@ import {
   type QueueCounts,
   type QueueHealth,
 } from '@churn-risk/core/store';
-import { awsCalls, describeError, type AwsCalls } from './aws-sdk.js';
+import { awsCalls, type AwsCalls } from './aws-sdk.js';
 import { DynamoFailedTable } from './dynamo-failed-table.js';
 import { DynamoIdentities } from './dynamo-identities.js';
 import {

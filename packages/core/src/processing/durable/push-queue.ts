@@ -73,7 +73,8 @@ export interface PushOrder {
  * ran (the user is held by another alert, or an older alert of the user waits); the message goes
  * back to the platform queue for `delayMs` with its `tries`, `succeeded` and stalls unchanged.
  */
-export type PushVerdict = AlertVerdict | { readonly outcome: 'postponed'; readonly delayMs: number };
+export type PushVerdict =
+  AlertVerdict | { readonly outcome: 'postponed'; readonly delayMs: number };
 
 /** The queue `createPushQueue` returns: an `AlertQueue`, plus the consumer's entry point. */
 export interface PushQueue extends AlertQueue {
