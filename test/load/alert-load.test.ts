@@ -88,6 +88,7 @@ function expectAccountedFor(report: LoadReport, plan: LoadPlan): void {
     accepted: plan.alerts,
     duplicates: report.duplicatesSent,
     failed: permanent,
+    superseded: 0,
   });
   // The dedupe store holds one identity per accepted alert: refused claims were given back.
   expect(report.dedupeSize).toBe(plan.alerts);

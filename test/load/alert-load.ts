@@ -152,7 +152,7 @@ export async function runAlertLoad(serve: ServeReceiver, plan: LoadPlan): Promis
     errors: Array.from({ length: n }, () => []),
     attemptMismatches: 0,
     resendRounds: 0,
-    stats: { queued: 0, running: 0, accepted: 0, duplicates: 0, failed: 0 },
+    stats: { queued: 0, running: 0, accepted: 0, duplicates: 0, failed: 0, superseded: 0 },
     dedupeSize: 0,
     heapBefore: 0,
     heapAfter: 0,

@@ -74,7 +74,33 @@ async function metrics(sdk: TestSdk): Promise<unknown> {
     depth: points('churn_risk.queue.depth'),
   };
   await receiver.close();
-  return { ...recorded, depthWhileBusy: await depthWhileBusy(sdk) };
+  return {
+    ...recorded,
+    depthWhileBusy: await depthWhileBusy(sdk),
+    superseded: await superseded(sdk, points),
+  };
+}
+
+/**
+ * In order per user: 10:00 runs (held), 10:09 and 10:03 arrive; 10:03 starts superseded and the
+ * handler registered with `superseded: 'skip'` is not run for it (counted once).
+ */
+async function superseded(sdk: TestSdk, points: (name: string) => unknown[]): Promise<unknown[]> {
+  const receiver = createReceiver({ secret: SECRET, order: 'per-user' });
+  let release = (): void => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  receiver.on('churn_risk_alert', () => gate, { id: 'crm', superseded: 'skip' });
+  for (const minute of [0, 9, 3]) {
+    const triggeredAt = new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();
+    const signed = createTestDelivery({ userId: 'user_s', triggeredAt }, { secret: SECRET });
+    await receiver.handle({ method: 'POST', headers: signed.headers, body: signed.body });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  release();
+  await receiver.drain();
+  await sdk.collect();
+  await receiver.close();
+  return points('churn_risk.alert.superseded');
 }
 
 /** The queue-depth gauge while one alert runs and three wait, then once they are done. */

@@ -23,6 +23,8 @@ interface Recorded {
     depth: Point[];
     /** The gauge's values with one alert running and three waiting, then after the drain. */
     depthWhileBusy: [unknown[], unknown[]];
+    /** `churn_risk.alert.superseded` after one skipped run of handler `crm`. */
+    superseded: Point[];
   };
 }
 interface RoleOutput {
@@ -168,5 +170,11 @@ describe('OpenTelemetry metrics', () => {
     expect(byOutcome).toEqual({ failure: 1, success: 1 });
     expect(recorded.metrics.depth.map((point) => point.value)).toEqual([0]);
     expect(recorded.metrics.depthWhileBusy).toEqual([[3], [0]]);
+  });
+
+  it('counts the handler runs skipped for superseded alerts, by handler id', () => {
+    expect(recorded.metrics.superseded).toEqual([
+      { attributes: { 'churn_risk.handler.id': 'crm' }, value: 1 },
+    ]);
   });
 });

@@ -25,6 +25,18 @@ const SIDES: Record<string, () => Promise<{ side: Side }>> = {
   'graphile-worker': () => import('./side-graphile-worker.js'),
   'pg-boss': () => import('./side-pg-boss.js'),
   'pg-boss-batch': async () => ({ side: (await import('./side-pg-boss.js')).batchSide }),
+  'ours-redis-per-user': async () => ({
+    side: (await import('./side-ours-redis.js')).perUserSide,
+  }),
+  'ours-redis-10-users': async () => ({
+    side: (await import('./side-ours-redis.js')).tenUsersSide,
+  }),
+  'ours-postgres-per-user': async () => ({
+    side: (await import('./side-ours-postgres.js')).perUserSide,
+  }),
+  'ours-postgres-10-users': async () => ({
+    side: (await import('./side-ours-postgres.js')).tenUsersSide,
+  }),
   'ours-redis-before': async () => ({ side: (await import('./side-ours-before.js')).redisSide }),
   'ours-postgres-before': async () => ({
     side: (await import('./side-ours-before.js')).postgresSide,

@@ -37,6 +37,18 @@ const SIDES: readonly SideSpec[] = [
     label: 'ours: `createRedisQueue` defaults, a receiver with one no-op handler, concurrency 10',
   },
   {
+    name: 'ours-redis-per-user',
+    engine: 'redis',
+    kind: 'ours',
+    label: "ours on Redis in `order: 'per-user'`, the alerts spread over 1,000 users",
+  },
+  {
+    name: 'ours-redis-10-users',
+    engine: 'redis',
+    kind: 'ours',
+    label: "ours on Redis in `order: 'per-user'`, the worst case: every alert of 10 users",
+  },
+  {
     name: 'bullmq',
     engine: 'redis',
     kind: 'anchor',
@@ -48,6 +60,18 @@ const SIDES: readonly SideSpec[] = [
     kind: 'ours',
     label:
       'ours: `createPostgresQueue` defaults, a receiver with one no-op handler, concurrency 10',
+  },
+  {
+    name: 'ours-postgres-per-user',
+    engine: 'postgres',
+    kind: 'ours',
+    label: "ours on Postgres in `order: 'per-user'`, the alerts spread over 1,000 users",
+  },
+  {
+    name: 'ours-postgres-10-users',
+    engine: 'postgres',
+    kind: 'ours',
+    label: "ours on Postgres in `order: 'per-user'`, the worst case: every alert of 10 users",
   },
   {
     name: 'graphile-worker',

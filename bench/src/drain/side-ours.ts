@@ -27,17 +27,25 @@ async function reachable(queue: OurQueue): Promise<void> {
   }
 }
 
-/** Our side, on the build `load` resolves with. */
-export function oursSide(load: () => Promise<OurBuild>): Side {
+/**
+ * Our side, on the build `load` resolves with. With `users`, both processes run in order per user
+ * (`order: 'per-user'`) and the alerts are spread over that many users, in turn (each alert keeps
+ * its own `triggeredAt`, so its identity stays unique).
+ */
+export function oursSide(load: () => Promise<OurBuild>, users?: number): Side {
+  const order = users === undefined ? {} : { order: 'per-user' as const };
+  let sent = 0;
   return {
     async producer({ url, namespace }): Promise<Producer> {
       const { createReceiver, makeQueue } = await load();
       const queue = makeQueue(url, namespace);
       await reachable(queue);
-      const receiver = createReceiver({ secret: SECRET, queue, consume: false });
+      const receiver = createReceiver({ secret: SECRET, queue, consume: false, ...order });
       return {
         async enqueue(alert) {
-          const body = JSON.stringify(alert);
+          const body = JSON.stringify(
+            users === undefined ? alert : { ...alert, userId: `user_${String(sent++ % users)}` },
+          );
           const result = await receiver.handle({
             method: 'POST',
             headers: { 'content-type': 'application/json', ...signHeaders(body) },
@@ -55,7 +63,12 @@ export function oursSide(load: () => Promise<OurBuild>): Side {
       let close = (): Promise<void> => queue.close();
       return {
         start() {
-          const receiver = createReceiver({ secret: SECRET, queue, concurrency: CONCURRENCY });
+          const receiver = createReceiver({
+            secret: SECRET,
+            queue,
+            concurrency: CONCURRENCY,
+            ...order,
+          });
           receiver.on('churn_risk_alert', (alert) => {
             onStart(alert as unknown as StampedAlert);
           });

@@ -6,13 +6,15 @@ import {
   RENAMED_OPTIONS,
   refuseUnknownOptions,
   type DedupeStore,
-  type AlertVerdict,
   type PushQueue,
+  type PushSendOptions,
+  type PushVerdict,
   type AlertRecord,
   type QueueHealth,
 } from '@churn-risk/core/store';
 import type { D1Database, QueueBatch, QueueMessage, QueueProducer } from './bindings.js';
 import { D1Identities } from './d1-identities.js';
+import { D1UserOrder } from './d1-order.js';
 import { D1FailedStore, type FailedStore } from './d1-tables.js';
 import { messageOf, parseMessage, type AlertMessage } from './queue-message.js';
 
@@ -26,7 +28,11 @@ export interface CloudflareQueueOptions {
    * isolate (an in-memory LRU), so a redelivery that lands on another isolate runs again.
    */
   dedupe?: D1Database | undefined;
-  /** The D1 database of the failed store (table `churn_risk_failed`). */
+  /**
+   * The D1 database of the failed store (table `churn_risk_failed`). It also keeps the order per
+   * user (`createReceiver({ order: 'per-user' })`) when `dedupe` is not given: each user's line of
+   * alerts, and the alert that holds the user.
+   */
   failed: D1Database;
   /**
    * The name of the dead-letter queue (`dead_letter_queue` of the consumer in wrangler.toml),
@@ -70,6 +76,11 @@ const MAX_DEFER_SECONDS = 300;
 const MAX_REMEMBERED = 1_000;
 /** Cloudflare Queues' longest `delaySeconds` (12 hours). */
 const MAX_DELAY_SECONDS = 43_200;
+/**
+ * The longest wait of a postponed alert (order per user) before it asks for its user again,
+ * unless its user's holder is known to wait longer (a retry's delay).
+ */
+const MAX_POSTPONE_SECONDS = 10;
 
 /** A retry's delay as Cloudflare Queues takes it: whole seconds, rounded up, at most 12 hours. */
 export function delaySecondsOf(delayMs: number): number {
@@ -96,6 +107,10 @@ class CloudflareQueueMode implements CloudflareQueue {
   readonly failed: D1FailedStore;
   readonly #producer: QueueProducer;
   readonly #identities: D1Identities | undefined;
+  /** The order per user, in D1 (`dedupe`'s database, else `failed`'s). */
+  readonly #order: D1UserOrder;
+  /** The identities in order per user: always in D1, in the order's database. */
+  readonly #lineIdentities: D1Identities;
   /** The identities: in D1 with `dedupe`, else in this isolate. */
   readonly #claims: DedupeStore;
   readonly #ttlMs: number;
@@ -117,6 +132,8 @@ class CloudflareQueueMode implements CloudflareQueue {
     this.#producer = producer;
     this.#identities = dedupe === undefined ? undefined : new D1Identities(dedupe);
     this.#claims = this.#identities ?? createMemoryDedupeStore();
+    this.#order = new D1UserOrder(dedupe ?? failed);
+    this.#lineIdentities = this.#identities ?? new D1Identities(failed);
     this.#ttlMs = options.dedupeTtlMs ?? DEFAULT_DEDUPE_TTL_MS;
     this.#deadLetterQueue = options.deadLetterQueue;
     this.#maxStalls = options.maxStalls ?? 3;
@@ -125,7 +142,8 @@ class CloudflareQueueMode implements CloudflareQueue {
     this.failed = new D1FailedStore(failed, producer);
     this.queue = createPushQueue({
       kind: 'cloudflare-queues',
-      send: (entry) => this.#send(entry),
+      send: (entry, sendOptions) => this.#send(entry, sendOptions),
+      order: this.#order,
       health: () => this.#health(),
       maxStalls: this.#maxStalls,
       ...(options.enqueueTimeoutMs === undefined
@@ -134,15 +152,30 @@ class CloudflareQueueMode implements CloudflareQueue {
     });
   }
 
-  /** Claims the identity, then sends; a failed send releases the claim (nothing is claimed). */
-  async #send(entry: AlertRecord<'accepted'>): Promise<'accepted' | 'duplicate'> {
-    const claimed = await this.#claims.claim(entry.id, this.#ttlMs);
+  /**
+   * Claims the identity, then sends; a failed send releases the claim (nothing is claimed). In
+   * order per user the identity is claimed in D1 (in the `failed` database without `dedupe`) and,
+   * in the same batch, the alert takes its place in its user's line and raises the user's newest
+   * time; a failed send takes the place back with the claim.
+   */
+  async #send(
+    entry: AlertRecord<'accepted'>,
+    options: PushSendOptions | undefined,
+  ): Promise<'accepted' | 'duplicate'> {
+    const key = options?.order;
+    const claimed =
+      key === undefined
+        ? await this.#claims.claim(entry.id, this.#ttlMs)
+        : await this.#lineIdentities.claim(entry.id, this.#ttlMs, (expiresAt, now) =>
+            this.#order.recordStatements(entry.id, key, expiresAt, now),
+          );
     if (!claimed) return 'duplicate';
     try {
       await this.#producer.send(messageOf(entry, 0, []));
     } catch (error) {
       try {
-        await this.#claims.release(entry.id);
+        if (key === undefined) await this.#claims.release(entry.id);
+        else await this.#lineIdentities.release(entry.id, [this.#order.forgetStatement(entry.id)]);
       } catch (releaseError) {
         this.#log(
           `Alert ${entry.id} was not sent to the queue and its claim could not be released ` +
@@ -170,7 +203,10 @@ class CloudflareQueueMode implements CloudflareQueue {
       this.#deadLetterQueue !== undefined && batch.queue === this.#deadLetterQueue;
     await Promise.all(batch.messages.map((message) => this.#run(message, deadLettered)));
     try {
-      await this.#identities?.sweep();
+      // In order per user, the order's rows (and its identities, in `failed` without `dedupe`) too.
+      await (this.#order.used
+        ? this.#lineIdentities.sweep((now) => this.#order.sweepStatements(now))
+        : this.#identities?.sweep());
     } catch (error) {
       this.#log(`Expired alert identities could not be deleted (${describeError(error)}).`, {
         err: error,
@@ -200,9 +236,22 @@ class CloudflareQueueMode implements CloudflareQueue {
       ? this.#maxStalls + 1
       : (body.stalls ?? 0) + Math.max(0, message.attempts - 1 - own);
     let { succeeded } = body;
-    const apply = async (verdict: AlertVerdict): Promise<boolean> => {
+    const delivered: AlertRecord<'delivered'> = {
+      ...entry,
+      tries: body.tries,
+      succeeded: body.succeeded,
+      stalls,
+    };
+    const apply = async (verdict: PushVerdict): Promise<boolean> => {
+      if (verdict.outcome === 'postponed') {
+        await this.#postpone(message, { ...body, stalls }, verdict.delayMs);
+        return true;
+      }
       if (verdict.outcome !== 'completed') ({ succeeded } = verdict);
       if (verdict.outcome === 'retry') {
+        // In order per user the alert keeps its user through the delay, not only the try.
+        if (this.#order.holding.has(delivered))
+          await this.#order.holdFor(delivered, verdict.delayMs);
         await this.#producer.send(messageOf(entry, verdict.tries, succeeded), {
           delaySeconds: delaySecondsOf(verdict.delayMs),
         });
@@ -213,10 +262,7 @@ class CloudflareQueueMode implements CloudflareQueue {
       return true;
     };
     try {
-      await this.queue.runDelivered(
-        { ...entry, tries: body.tries, succeeded: body.succeeded, stalls },
-        apply,
-      );
+      await this.queue.runDelivered(delivered, apply);
       this.#own.delete(message.id);
     } catch (error) {
       this.#log(
@@ -228,6 +274,26 @@ class CloudflareQueueMode implements CloudflareQueue {
       );
       await this.#defer(message, { ...body, succeeded, stalls }, own);
     }
+  }
+
+  /**
+   * An alert that must wait for its user (order per user; no try ran): sent again as a new
+   * message carrying `state` (the same try, the record, the stalls counted so far) and one more
+   * postponement, then this one is acked. Not `message.retry()`: that counts in `attempts`, so
+   * the wait would look like a stall at the next delivery (in any other isolate), and the
+   * platform's `max_retries` would move a user's later alerts to the dead-letter queue. The delay
+   * is `delayMs` (the holder's retry's delay, or 1 s), and at least 1 s more for each
+   * postponement in a row, up to 10 s.
+   */
+  async #postpone(message: QueueMessage, state: AlertMessage, delayMs: number): Promise<void> {
+    const postponements = state.postponements ?? 0;
+    const delaySeconds = Math.max(
+      delaySecondsOf(delayMs),
+      Math.min(MAX_POSTPONE_SECONDS, postponements + 1),
+    );
+    await this.#producer.send({ ...state, postponements: postponements + 1 }, { delaySeconds });
+    message.ack();
+    this.#own.delete(message.id);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { DedupeStore } from '@churn-risk/core/store';
-import type { D1Database } from './bindings.js';
+import type { D1Database, D1Statement } from './bindings.js';
 import { ensureSchema } from './d1-schema.js';
 
 // The alert identities claimed for 72 h in D1 (de-duplication shared by every isolate): used by
@@ -20,34 +20,50 @@ export class D1Identities implements DedupeStore {
     this.#now = now;
   }
 
-  async claim(id: string, ttlMs: number): Promise<boolean> {
+  /**
+   * Claims `id` for `ttlMs`. `also` gives statements to run in the same batch (one transaction,
+   * after the claim), given the claim's expiry and the time: queue mode's order per user records
+   * the alert in its user's line there, on condition that the claim was written.
+   */
+  async claim(
+    id: string,
+    ttlMs: number,
+    also?: (expiresAt: number, now: number) => D1Statement[],
+  ): Promise<boolean> {
     await ensureSchema(this.#db);
     const now = this.#now();
-    const row = await this.#db
+    const claim = this.#db
       .prepare(
-        'INSERT INTO churn_risk_identities (id, expires_at) VALUES (?1, ?2) ' +
-          'ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at ' +
-          'WHERE churn_risk_identities.expires_at <= ?3 RETURNING id',
+        'INSERT INTO churn_risk_identities(id,expires_at)VALUES(?1,?2)' +
+          'ON CONFLICT(id)DO UPDATE SET expires_at=excluded.expires_at ' +
+          'WHERE churn_risk_identities.expires_at<=?3 RETURNING id',
       )
-      .bind(id, now + ttlMs, now)
-      .first();
-    return row !== null;
+      .bind(id, now + ttlMs, now);
+    if (also === undefined) return (await claim.first()) !== null;
+    const [answer] = (await this.#db.batch([claim, ...also(now + ttlMs, now)])) as [
+      { results?: unknown[] } | undefined,
+    ];
+    return (answer?.results?.length ?? 0) > 0;
   }
 
-  async release(id: string): Promise<void> {
-    await this.#db.prepare('DELETE FROM churn_risk_identities WHERE id = ?1').bind(id).run();
+  /** Releases the claim of `id`, with `also` in the same batch. */
+  async release(id: string, also: D1Statement[] = []): Promise<void> {
+    const release = this.#db.prepare('DELETE FROM churn_risk_identities WHERE id=?1').bind(id);
+    if (also.length === 0) await release.run();
+    else await this.#db.batch([release, ...also]);
   }
 
-  /** Deletes expired claims, at most every ten minutes per isolate. */
-  async sweep(): Promise<void> {
+  /**
+   * Deletes expired claims, at most every ten minutes per isolate, with `also(now)` in the same
+   * batch (queue mode's order per user deletes its expired rows there).
+   */
+  async sweep(also?: (now: number) => D1Statement[]): Promise<void> {
     const now = this.#now();
     if (now - this.#sweptAt < 600_000) return;
     this.#sweptAt = now;
     await ensureSchema(this.#db);
-    await this.#db
-      .prepare('DELETE FROM churn_risk_identities WHERE expires_at <= ?1')
-      .bind(now)
-      .run();
+    const sweep = this.#db.prepare('DELETE FROM churn_risk_identities WHERE expires_at<=?1');
+    await this.#db.batch([sweep.bind(now), ...(also?.(now) ?? [])]);
   }
 
   async health(): Promise<void> {

@@ -3,7 +3,7 @@ import {
   type AlertRecord,
   type FailedListOptions,
 } from '@churn-risk/core/store';
-import type { D1Database, QueueProducer } from './bindings.js';
+import type { D1Database, D1Statement, QueueProducer } from './bindings.js';
 import { ensureSchema } from './d1-schema.js';
 import { messageOf } from './queue-message.js';
 
@@ -84,8 +84,8 @@ export class D1FailedStore implements FailedStore {
     await ensureSchema(this.#db);
     await this.#db
       .prepare(
-        'INSERT INTO churn_risk_failed (id, alert_id, entry, succeeded, tries, error, failed_at) ' +
-          'VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)',
+        'INSERT INTO churn_risk_failed(id,alert_id,entry,succeeded,tries,error,failed_at)' +
+          'VALUES(?1,?2,?3,?4,?5,?6,?7)',
       )
       .bind(
         crypto.randomUUID(),
@@ -104,7 +104,7 @@ export class D1FailedStore implements FailedStore {
     await ensureSchema(this.#db);
     const { results } = await this.#db
       .prepare(
-        'SELECT * FROM churn_risk_failed ORDER BY failed_at DESC, rowid DESC LIMIT ?1 OFFSET ?2',
+        'SELECT * FROM churn_risk_failed ORDER BY failed_at DESC,rowid DESC LIMIT ?1 OFFSET ?2',
       )
       .bind(limit, offset)
       .all<FailedRow>();
@@ -115,7 +115,7 @@ export class D1FailedStore implements FailedStore {
     await ensureSchema(this.#db);
     const row = await this.#db
       .prepare(
-        'SELECT id FROM churn_risk_failed WHERE id = ?1 OR alert_id = ?1 ORDER BY failed_at LIMIT 1',
+        'SELECT id FROM churn_risk_failed WHERE id=?1 OR alert_id=?1 ORDER BY failed_at LIMIT 1',
       )
       .bind(id)
       .first<{ id: string }>();
@@ -128,7 +128,7 @@ export class D1FailedStore implements FailedStore {
     await ensureSchema(this.#db);
     // The rows now (a snapshot): an alert that fails again is a new row, not in it.
     const { results } = await this.#db
-      .prepare('SELECT id FROM churn_risk_failed ORDER BY failed_at, id')
+      .prepare('SELECT id FROM churn_risk_failed ORDER BY failed_at,id')
       .all<{ id: string }>();
     let retried = 0;
     for (const row of results) if (await this.#resend(row.id)) retried++;
@@ -138,7 +138,7 @@ export class D1FailedStore implements FailedStore {
   async count(): Promise<number> {
     await ensureSchema(this.#db);
     const row = await this.#db
-      .prepare('SELECT COUNT(*) AS n FROM churn_risk_failed')
+      .prepare('SELECT COUNT(*)AS n FROM churn_risk_failed')
       .first<{ n: number }>();
     return row?.n ?? 0;
   }
@@ -147,7 +147,8 @@ export class D1FailedStore implements FailedStore {
    * Sends failed alert `id` back to the queue, once: the row is claimed first, in one statement
    * (a claim of `churn_risk_failed_claims`, taken only while the row exists and no other retry's
    * claim holds it), so that retries at once, in any isolates, send it once; the others skip it
-   * (false). Then it is sent, then the row and the claim are deleted together. A failed send
+   * (false). Then it waits in its user's line again (order per user), it is sent, then the row
+   * and the claim are deleted together. A failed send
    * releases the claim; a claim whose isolate died before it deleted the row expires after
    * `CLAIM_MS`, and the alert can be retried again (sent twice if the send had gone through,
    * never lost).
@@ -156,33 +157,40 @@ export class D1FailedStore implements FailedStore {
     const now = this.#now();
     const claimed = await this.#db
       .prepare(
-        'INSERT INTO churn_risk_failed_claims (id, until) ' +
-          'SELECT id, ?2 FROM churn_risk_failed WHERE id = ?1 ' +
-          'ON CONFLICT (id) DO UPDATE SET until = excluded.until ' +
-          'WHERE churn_risk_failed_claims.until <= ?3 RETURNING id',
+        'INSERT INTO churn_risk_failed_claims(id,until)' +
+          'SELECT id,?2 FROM churn_risk_failed WHERE id=?1 ' +
+          'ON CONFLICT(id)DO UPDATE SET until=excluded.until ' +
+          'WHERE churn_risk_failed_claims.until<=?3 RETURNING id',
       )
       .bind(id, now + CLAIM_MS, now)
       .first<{ id: string }>();
     if (claimed === null) return false;
     const row = await this.#db
-      .prepare('SELECT * FROM churn_risk_failed WHERE id = ?1')
+      .prepare('SELECT * FROM churn_risk_failed WHERE id=?1')
       .bind(id)
       .first<FailedRow>();
-    const release = this.#db.prepare('DELETE FROM churn_risk_failed_claims WHERE id = ?1').bind(id);
+    const release = this.#db.prepare('DELETE FROM churn_risk_failed_claims WHERE id=?1').bind(id);
     if (row === null) {
       await release.run(); // retried and deleted by a claim that had expired
       return false;
     }
+    // In order per user, the alert waits in its user's line again (a no-op for an alert that is
+    // in none): its user's newer alerts wait for it, as they would for any older alert.
+    const inLine = (done: 0 | 1): D1Statement =>
+      this.#db
+        .prepare('UPDATE churn_risk_user_alerts SET done=?2 WHERE id=?1')
+        .bind(row.alert_id, done);
     try {
+      await inLine(0).run();
       const entry = JSON.parse(row.entry) as AlertRecord<'accepted'>;
       const succeeded = JSON.parse(row.succeeded) as string[];
       await this.#producer.send(messageOf(entry, 0, succeeded));
     } catch (error) {
-      await release.run().catch(() => undefined);
+      await this.#db.batch([release, inLine(1)]).catch(() => undefined);
       throw error;
     }
     await this.#db.batch([
-      this.#db.prepare('DELETE FROM churn_risk_failed WHERE id = ?1').bind(id),
+      this.#db.prepare('DELETE FROM churn_risk_failed WHERE id=?1').bind(id),
       release,
     ]);
     return true;

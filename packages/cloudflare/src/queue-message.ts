@@ -20,6 +20,11 @@ export interface AlertMessage {
   readonly stalls?: number;
   /** Verdicts of this alert that could not be stored, in a row (each re-sent the alert). */
   readonly deferrals?: number;
+  /**
+   * Order per user: the times this try was sent again to wait for its user (no try ran), which
+   * sets the next wait.
+   */
+  readonly postponements?: number;
 }
 
 /** The message that carries `entry` to try number `tries` (0 for the first). */
@@ -47,13 +52,16 @@ export function parseMessage(body: unknown): AlertMessage | undefined {
     succeeded,
     stalls = 0,
     deferrals = 0,
+    postponements = 0,
   } = body as Partial<AlertMessage>;
   if (churnRisk !== 1 || typeof entry !== 'object' || (entry as unknown) === null) return undefined;
-  if (!count(tries) || !count(stalls) || !count(deferrals)) return undefined;
+  if (!count(tries) || !count(stalls) || !count(deferrals) || !count(postponements)) {
+    return undefined;
+  }
   if (!Array.isArray(succeeded) || !succeeded.every((id) => typeof id === 'string')) {
     return undefined;
   }
   if (typeof entry.id !== 'string' || typeof entry.receivedAt !== 'number') return undefined;
   if (typeof entry.alert !== 'object' || (entry.alert as unknown) === null) return undefined;
-  return { churnRisk, entry, tries, succeeded, stalls, deferrals };
+  return { churnRisk, entry, tries, succeeded, stalls, deferrals, postponements };
 }

@@ -66,6 +66,7 @@ export const BASE_KEYS = [
   'maxBodyBytes',
   'bodyTimeoutMs',
   'mode',
+  'order',
   'maxQueue',
   'retries',
   'consume',

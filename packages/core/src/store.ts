@@ -23,7 +23,7 @@ export {
   type StoreAcceptOptions,
   type TakeOptions,
   type UserOrderKey,
-  userOrderKey,
+  orderKeyOf,
 } from './processing/durable/alert-store.js';
 export {
   createDurableQueue,

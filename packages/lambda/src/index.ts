@@ -26,6 +26,11 @@ export type {
 } from './lambda-events.js';
 export { createSqsQueue, type SqsQueue } from './sqs/sqs-queue.js';
 export { SQS_QUEUE_DEFAULTS, type SqsQueueOptions } from './sqs/sqs-options.js';
+export {
+  createDynamoOrder,
+  type DynamoOrder,
+  type DynamoOrderOptions,
+} from './sqs/dynamo-order.js';
 export type { AwsSdkClient } from './sqs/aws-sdk.js';
 export { SqsQueueError, type SqsResourceOption } from './sqs/sqs-errors.js';
 export type { SqsBatchResponse, SqsEvent, SqsRecord } from './sqs/sqs-events.js';

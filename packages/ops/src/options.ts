@@ -74,6 +74,12 @@ export interface OpsHandlerOptions {
    * object of its own (a route that makes its own `createPostgresQueue`).
    */
   invocationMode?: boolean | undefined;
+  /**
+   * The receiver in this process (`createReceiver({ order: 'per-user' })`): the page then shows
+   * how many handler runs it skipped for superseded alerts (`receiver.stats.superseded`, counted
+   * since the process started), next to the store's counts.
+   */
+  receiver?: { readonly stats: { readonly superseded: number } } | undefined;
   /** Where errors of the store and of `authorize` are reported. Default `console`. */
   logger?: Pick<Logger, 'error'> | undefined;
 }

@@ -33,5 +33,16 @@ export function renderCounts(status: StoreStatus): Html {
         <dd data-count="${state}">${counts[state]}</dd>
       </div>`,
   );
+  if (counts.superseded !== undefined) {
+    cells.push(
+      html`<div
+        class="count superseded"
+        title="Handler runs skipped in this process: a newer alert of the same user had been accepted"
+      >
+        <dt>superseded</dt>
+        <dd data-count="superseded">${counts.superseded}</dd>
+      </div>`,
+    );
+  }
   return html`<section id="counts" aria-label="Alerts by state"><dl>${cells}</dl></section>`;
 }

@@ -12,6 +12,8 @@ export interface ResolvedOptions {
   bodyTimeoutMs: number;
   /** Whether retried alerts wait for a sweep (no worker). */
   invocationMode: boolean;
+  /** The receiver whose superseded count the page shows, if any. */
+  receiver: OpsHandlerOptions['receiver'];
   logError: (fields: Record<string, unknown>, message: string) => void;
 }
 
@@ -24,6 +26,7 @@ const KNOWN = new Set([
   'timeoutMs',
   'bodyTimeoutMs',
   'invocationMode',
+  'receiver',
   'logger',
 ]);
 export const MAX_PAGE_SIZE = 200;
@@ -97,9 +100,15 @@ export function resolveOptions(options: OpsHandlerOptions): ResolvedOptions {
   if (typeof invocationMode !== 'boolean') {
     throw new TypeError('createOpsHandler: invocationMode must be true or false.');
   }
+  const { receiver } = options;
+  const stats = (receiver as { stats?: { superseded?: unknown } } | undefined)?.stats;
+  if (receiver !== undefined && typeof stats?.superseded !== 'number') {
+    throw new TypeError('createOpsHandler: receiver must be a receiver made by createReceiver.');
+  }
   return {
     queue,
     invocationMode,
+    receiver,
     authorize: checkAuthorize(options.authorize),
     csrfSecret,
     pageSize: integer('pageSize', options.pageSize, 20, 1, MAX_PAGE_SIZE),

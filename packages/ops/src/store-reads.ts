@@ -4,7 +4,11 @@ import { OpsError } from './ops-error.js';
 import type { ResolvedOptions } from './resolve-options.js';
 
 /** The counts the page shows: every state where the store counts them, else the failed count. */
-export type ShownCounts = Partial<QueueCounts> & { failed: number };
+export type ShownCounts = Partial<QueueCounts> & {
+  failed: number;
+  /** Handler runs skipped for superseded alerts by the page's receiver, when it has one. */
+  superseded?: number;
+};
 
 /** The store's state for the top of the page and `GET api/counts`. */
 export interface StoreStatus {
@@ -55,7 +59,10 @@ export async function readStatus(options: ResolvedOptions): Promise<StoreStatus>
     logError({ err: counts.reason }, 'ops: reading the counts failed');
   if (health.status === 'rejected')
     logError({ err: health.reason }, 'ops: reading the health failed');
-  const read = counts.status === 'fulfilled' ? counts.value : undefined;
+  let read: ShownCounts | undefined = counts.status === 'fulfilled' ? counts.value : undefined;
+  if (read !== undefined && options.receiver !== undefined) {
+    read = { ...read, superseded: options.receiver.stats.superseded };
+  }
   const reported =
     health.status === 'fulfilled'
       ? (health.value ?? (read !== undefined ? { reachable: true } : undefined))

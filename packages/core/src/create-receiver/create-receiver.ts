@@ -130,7 +130,7 @@ class WebhookReceiver implements Receiver {
   /** `undefined` when `@opentelemetry/api` is not installed and no `tracer` is handed in. */
   readonly #telemetry: ReceiverTelemetry | undefined;
   #consuming = false;
-  readonly #counts = { accepted: 0, duplicates: 0, failed: 0 };
+  readonly #counts = { accepted: 0, duplicates: 0, failed: 0, superseded: 0 };
   /** Sync mode: alerts being processed, each with whether its handlers all succeeded. */
   readonly #syncInFlight = new Map<string, Promise<boolean>>();
   #closed = false;
@@ -156,11 +156,19 @@ class WebhookReceiver implements Receiver {
       depth: queue.depth === undefined ? () => queue.queued : queue.depth.bind(queue),
     });
     this.#telemetry = this.#observer.telemetry;
-    this.#registry = new HandlerRegistry(queue.durable === true ? queue.kind : undefined);
-    this.#queue.attach(
-      new TryRunner(this.#registry, config.concurrency, config.retry, this.#counts, this.#observer),
-      { consume: config.consume },
+    this.#registry = new HandlerRegistry(
+      queue.durable === true ? queue.kind : undefined,
+      config.order,
     );
+    const runner = new TryRunner(
+      this.#registry,
+      config.concurrency,
+      config.retry,
+      this.#counts,
+      this.#observer,
+    );
+    runner.order = config.order;
+    this.#queue.attach(runner, { consume: config.consume });
     this.fetch = createFetchHandler(this);
     this.node = createNodeHandler(this);
   }

@@ -22,6 +22,7 @@ const RECEIVER_OPTION_KEYS = [
   'bodyTimeoutMs',
   'mode',
   'concurrency',
+  'order',
   'maxQueue',
   'retries',
   'dedupe',
@@ -44,6 +45,7 @@ export const RECEIVER_DEFAULTS = Object.freeze({
   bodyTimeoutMs: DEFAULT_BODY_TIMEOUT_MS,
   mode: 'async',
   concurrency: 10,
+  order: 'none',
   retries: DEFAULT_HANDLER_RETRIES,
   ...MEMORY_QUEUE_DEFAULTS,
 });
@@ -59,6 +61,7 @@ export interface ResolvedOptions {
   bodyTimeoutMs: number;
   mode: 'async' | 'sync';
   concurrency: number;
+  order: 'none' | 'per-user';
   retry: RetryPolicy;
   /** The queue the user passed, else the in-memory queue made of `maxQueue` and `dedupe`. */
   queue: AlertQueue;
@@ -140,6 +143,15 @@ function invocationBudget(
   return consume;
 }
 
+/** The `order` option, checked. */
+function orderOption(order: unknown): 'none' | 'per-user' {
+  if (order === undefined) return 'none';
+  if (order !== 'none' && order !== 'per-user') {
+    throw new TypeError(`order must be 'none' or 'per-user'.`);
+  }
+  return order;
+}
+
 function headerName(name: string, value: string): string {
   if (typeof value !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value)) {
     throw new TypeError(`${name} must be a valid HTTP header name.`);
@@ -207,6 +219,7 @@ export function resolveOptions(
       options.concurrency ?? RECEIVER_DEFAULTS.concurrency,
       1,
     ),
+    order: orderOption(options.order),
     retry: resolveRetryPolicy(options.retries),
     queue,
     consume: invocationBudget(options.consume, options.keepAliveBudgetMs),

@@ -14,6 +14,7 @@ export const METRIC_NAMES = Object.freeze({
   deliveries: 'churn_risk.webhook.deliveries',
   processDuration: 'churn_risk.alert.process.duration',
   queueDepth: 'churn_risk.queue.depth',
+  superseded: 'churn_risk.alert.superseded',
 });
 
 const SUCCESS: Attributes = Object.freeze({ outcome: 'success' });
@@ -28,6 +29,7 @@ export type QueueDepth = () => number | Promise<number>;
 interface Instruments {
   deliveries: Counter;
   duration: Histogram;
+  superseded: Counter;
   depth: ObservableGauge;
 }
 
@@ -84,6 +86,11 @@ export class ReceiverMetrics {
         description: 'Duration of one handler try of an alert.',
         unit: 's',
       }),
+      superseded: meter.createCounter(METRIC_NAMES.superseded, {
+        description:
+          "Handler runs skipped because a newer alert of the user was accepted (superseded: 'skip').",
+        unit: '{run}',
+      }),
       depth: meter.createObservableGauge(METRIC_NAMES.queueDepth, {
         description: 'Alerts waiting to be processed.',
         unit: '{alert}',
@@ -102,6 +109,14 @@ export class ReceiverMetrics {
   /** Records one handler try's duration by outcome. */
   recordTry(seconds: number, failed: boolean): void {
     this.instruments()?.duration.record(seconds, failed ? FAILURE : SUCCESS);
+  }
+
+  /** Counts a handler run skipped for a superseded alert, by handler id. */
+  countSuperseded(handlerId: string | undefined): void {
+    this.instruments()?.superseded.add(
+      1,
+      handlerId === undefined ? {} : { 'churn_risk.handler.id': handlerId },
+    );
   }
 
   /** Stops observing the queue depth. */

@@ -67,6 +67,8 @@ export interface ReceiverTelemetry {
   runInTry<T>(record: TryRecord | undefined, fn: () => T): T;
   /** Ends a try: the error on its span when it failed, and its duration. */
   endTry(record: TryRecord | undefined, failed: boolean, error?: unknown): void;
+  /** Counts a handler run skipped for a superseded alert (`churn_risk.alert.superseded`). */
+  countSuperseded(handlerId: string | undefined): void;
   /** Stops observing the queue depth (at `close()`). */
   dispose(): void;
 }
@@ -206,6 +208,10 @@ class OtelTelemetry implements ReceiverTelemetry {
       span.end();
     }
     this.#metrics?.recordTry((performance.now() - record.started) / 1000, failed);
+  }
+
+  countSuperseded(handlerId: string | undefined): void {
+    this.#metrics?.countSuperseded(handlerId);
   }
 
   /** Stops observing the queue depth (at `close()`). */

@@ -22,6 +22,7 @@ function registration(
   handler: AnyHandler,
   options: HandlerOptions | undefined,
   durableQueue: string | undefined,
+  order: 'none' | 'per-user',
 ): HandlerRegistration {
   if (options !== undefined && (typeof options !== 'object' || (options as unknown) === null)) {
     throw new TypeError('The options of on() must be an object, such as { id: "crm-task" }.');
@@ -42,7 +43,14 @@ function registration(
       );
     }
   }
-  return { handler, id };
+  const superseded: unknown = options?.superseded;
+  const skip = superseded === 'skip';
+  if (skip ? order !== 'per-user' : superseded !== undefined && superseded !== 'run') {
+    throw new TypeError(
+      "superseded must be 'run', or 'skip' with createReceiver({ order: 'per-user' }).",
+    );
+  }
+  return skip ? { handler, id, skipSuperseded: true } : { handler, id };
 }
 
 /**
@@ -55,18 +63,20 @@ export class HandlerRegistry {
   errorHandlers: readonly ErrorHandler[] = [];
   /** The durable queue's kind (handler ids are then required next to another handler). */
   readonly #durableQueue: string | undefined;
+  readonly #order: 'none' | 'per-user';
 
   /**
    * `durableQueue` names a queue that stores alerts outside this process (`undefined` for an
-   * in-process queue).
+   * in-process queue); `order` is the receiver's (`superseded: 'skip'` needs `'per-user'`).
    */
-  constructor(durableQueue: string | undefined) {
+  constructor(durableQueue: string | undefined, order: 'none' | 'per-user' = 'none') {
     this.#durableQueue = durableQueue;
+    this.#order = order;
   }
 
   /** Registers `handler`; a `TypeError` for the refusals of `registration`. */
   add(handler: AnyHandler, options: HandlerOptions | undefined): void {
-    const entry = registration(this.handlers, handler, options, this.#durableQueue);
+    const entry = registration(this.handlers, handler, options, this.#durableQueue, this.#order);
     this.handlers = [...this.handlers, entry];
   }
 

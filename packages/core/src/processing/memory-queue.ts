@@ -14,8 +14,12 @@ import type { DedupeStore } from '../receiver/types.js';
 import { KeepAliveGuard } from './keep-alive.js';
 import { andThen, isPromiseLike, type MaybePromise } from './maybe-promise.js';
 import { NONE, runTryAndApply, type TriesSoFar } from './try-protocol.js';
-import type { TryInput, TryVerdict } from '../queue-port/try-types.js';
+import type { TryInput, TryLease, TryVerdict } from '../queue-port/try-types.js';
+import { UserLines, type LineAlert } from './user-lines.js';
 import { createWorkQueue, type Job } from './work-queue.js';
+
+/** How often an own-turn alert waiting for its user's turn looks again, in ms. */
+const TURN_POLL_MS = 10;
 
 /** Options of `createMemoryQueue`. */
 export interface MemoryQueueOptions {
@@ -46,17 +50,22 @@ export interface MemoryQueueOptions {
  * `#apply` keeps its verdict. Synchronous when the first try's handlers all return synchronously
  * and succeed.
  */
-class MemoryJob implements Job, AcceptedAlert, TriesSoFar {
+class MemoryJob implements LineAlert, AcceptedAlert, TriesSoFar {
   ready = false;
   startWhenReady = false;
   failures = 0;
   tries = 0;
   succeeded: readonly string[] = NONE;
   readonly done: Promise<void>;
+  readonly user: string;
+  readonly at: number;
+  readonly sequence: number;
   #resolveDone!: () => void;
   readonly #entry: AlertRecord<'accepted'>;
   readonly #processor: AlertProcessor;
   readonly #keepAlive: KeepAlive | undefined;
+  /** The lines of the order per user, when the receiver runs in it. */
+  readonly #lines: UserLines | undefined;
   #input!: TryInput;
   #guard: KeepAliveGuard | undefined;
 
@@ -64,10 +73,15 @@ class MemoryJob implements Job, AcceptedAlert, TriesSoFar {
     entry: AlertRecord<'accepted'>,
     processor: AlertProcessor,
     keepAlive: KeepAlive | undefined,
+    lines: UserLines | undefined,
   ) {
     this.#entry = entry;
     this.#processor = processor;
     this.#keepAlive = keepAlive;
+    this.#lines = lines;
+    this.user = entry.alert.userId;
+    this.at = lines === undefined ? 0 : Date.parse(entry.alert.triggeredAt);
+    this.sequence = lines?.sequence() ?? 0;
     this.done = new Promise<void>((resolve) => {
       this.#resolveDone = resolve;
     });
@@ -76,9 +90,26 @@ class MemoryJob implements Job, AcceptedAlert, TriesSoFar {
   run(): unknown {
     const input = (this.#input = this.#processor.input(this.#entry));
     const keepAlive = this.#keepAlive;
-    if (keepAlive === undefined) return runTryAndApply(input, this, MemoryJob.#apply);
+    if (keepAlive === undefined)
+      return runTryAndApply(input, this, MemoryJob.#apply, this.#lease());
     const guard = (this.#guard = new KeepAliveGuard(input, keepAlive, this));
-    return guard.run(() => runTryAndApply(input, this, MemoryJob.#apply));
+    return guard.run(() => runTryAndApply(input, this, MemoryJob.#apply, this.#lease()));
+  }
+
+  /** In order per user, the lease of a try starting now: whether the alert is superseded. */
+  #lease(): TryLease | undefined {
+    return this.#lines?.lease(this.user, this.#entry.alert);
+  }
+
+  /**
+   * In order per user, an alert that starts in its own turn (a platform's `waitUntil`) waits,
+   * on timers of its own, until no alert of its user runs and none older waits.
+   */
+  runInTurn(lines: UserLines): unknown {
+    if (lines.tryStart(this)) return this.run();
+    return new Promise<void>((resolve) => setTimeout(resolve, TURN_POLL_MS)).then(() =>
+      this.runInTurn(lines),
+    );
   }
 
   /**
@@ -106,7 +137,7 @@ class MemoryJob implements Job, AcceptedAlert, TriesSoFar {
     return new Promise((resolve) => setTimeout(resolve, verdict.delayMs)).then(() => {
       if (guard?.cut === true) return false;
       job.tries += 1;
-      return andThen(runTryAndApply(job.#input, job, MemoryJob.#apply), () => true);
+      return andThen(runTryAndApply(job.#input, job, MemoryJob.#apply, job.#lease()), () => true);
     });
   }
 
@@ -171,6 +202,7 @@ class MemoryQueue implements AlertQueue {
   readonly #maxQueue: number;
   readonly #store: DedupeStore | undefined;
   readonly #ttlMs: number;
+  #lines: UserLines | undefined;
 
   constructor(maxQueue: number, store: DedupeStore | undefined, ttlMs: number) {
     this.#maxQueue = maxQueue;
@@ -181,6 +213,17 @@ class MemoryQueue implements AlertQueue {
   attach(processor: AlertProcessor): void {
     if (this.#processor !== undefined) throw new TypeError('This queue is already attached.');
     this.#processor = processor;
+    if (processor.order === 'per-user') {
+      // The lines hold the waiting alerts (and count them against maxQueue); the work queue holds
+      // at most one turn per user, and is never full.
+      const work = (this.#work = createWorkQueue(processor.concurrency, Number.MAX_SAFE_INTEGER));
+      this.#lines = new UserLines(
+        work,
+        this.#ttlMs || MEMORY_QUEUE_DEFAULTS.dedupeTtlMs,
+        MEMORY_QUEUE_DEFAULTS.dedupeMaxEntries,
+      );
+      return;
+    }
     this.#work = createWorkQueue(processor.concurrency, this.#maxQueue);
   }
 
@@ -210,7 +253,7 @@ class MemoryQueue implements AlertQueue {
   }
 
   get queued(): number {
-    return this.#work?.queued ?? 0;
+    return this.#lines?.waiting ?? this.#work?.queued ?? 0;
   }
 
   get running(): number {
@@ -221,11 +264,40 @@ class MemoryQueue implements AlertQueue {
     entry: AlertRecord<'accepted'>,
     options: AcceptOptions | undefined,
   ): MaybePromise<AcceptResult> {
-    const job = new MemoryJob(entry, this.#processor as AlertProcessor, options?.keepAlive);
-    if (this.#attached().tryPush(job, options?.ownTurn === true)) return job;
+    const lines = this.#lines;
+    const job = new MemoryJob(entry, this.#processor as AlertProcessor, options?.keepAlive, lines);
+    if (lines === undefined) {
+      if (this.#attached().tryPush(job, options?.ownTurn === true)) return job;
+    } else if (this.#pushInLine(job, lines, options?.ownTurn === true)) {
+      return job;
+    }
     // No room: forget the identity, so that the service's redelivery is processed.
     const released = this.release(entry.id);
     return andThen(released, () => 'full' as const);
+  }
+
+  /** Order per user: the alert joins its user's line (see user-lines.ts). False when full. */
+  #pushInLine(job: MemoryJob, lines: UserLines, ownTurn: boolean): boolean {
+    const work = this.#attached();
+    const { concurrency } = this.#processor as AlertProcessor;
+    if (work.running >= concurrency && lines.waiting >= this.#maxQueue) return false;
+    lines.accepted(job.user, job.at);
+    if (!ownTurn) return lines.push(job);
+    // Started by a deferral of its own request, then waiting for its user's turn on its own
+    // timers: never run from another request's continuation.
+    lines.wait(job);
+    const turn: Job = {
+      ready: false,
+      startWhenReady: false,
+      run: () => job.runInTurn(lines),
+      finished: () => {
+        job.finished();
+        lines.ended(job);
+      },
+    };
+    if (work.tryPush(turn, true)) return true;
+    lines.drop(job);
+    return false;
   }
 
   #attached(): ReturnType<typeof createWorkQueue> {

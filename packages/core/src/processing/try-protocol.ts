@@ -52,6 +52,11 @@ export function recordKey(entry: HandlerRegistration, index: number): string {
  */
 let noLease: AbortSignal | undefined;
 
+/** The signal of a try that holds no lease: it never aborts (one for all). */
+export function neverAborting(): AbortSignal {
+  return (noLease ??= new AbortController().signal);
+}
+
 /**
  * The context of one try. `signal` is read through the prototype, so that a try whose handlers
  * never read it makes no `AbortSignal`: making one is a good part of a durable queue's own
@@ -64,6 +69,7 @@ class TryContext implements AlertContext {
   readonly event = 'churn_risk_alert';
   readonly stalls: number;
   readonly handlerId: string | undefined;
+  readonly supersededBy: string | undefined;
   readonly #lease: TryLease | undefined;
 
   constructor(
@@ -77,11 +83,12 @@ class TryContext implements AlertContext {
     this.attempt = attempt;
     this.stalls = lease?.stalls ?? 0;
     this.handlerId = handlerId;
+    this.supersededBy = lease?.supersededBy;
     this.#lease = lease;
   }
 
   get signal(): AbortSignal {
-    return this.#lease?.signal ?? (noLease ??= new AbortController().signal);
+    return this.#lease?.signal ?? neverAborting();
   }
 
   get idempotencyKey(): string {
@@ -208,11 +215,18 @@ export function runTry(
   lease?: TryLease,
 ): MaybePromise<TryVerdict> {
   const { handlers } = input;
+  const superseded = lease?.supersededBy !== undefined;
   let failures: FailedHandler[] | undefined;
   let pending: Promise<void>[] | undefined;
   for (let index = 0; index < handlers.length; index++) {
     const entry = handlers[index] as HandlerRegistration;
     if (recorded.length > 0 && recorded.includes(recordKey(entry, index))) continue;
+    if (superseded && entry.skipSuperseded === true) {
+      // Not run, and recorded as succeeded by the verdict: a retry does not run it either.
+      input.counts.superseded++;
+      input.telemetry?.countSuperseded(entry.id);
+      continue;
+    }
     const outcome = tryOne(entry, input, contextOf(input, tries, lease, entry.id));
     if (isPromiseLike(outcome)) {
       (pending ??= []).push(
@@ -372,7 +386,7 @@ export class TryRunner implements AlertProcessor {
   order: 'none' | 'per-user' = 'none';
   readonly #registry: HandlerRegistry;
   readonly #retry: RetryPolicy;
-  readonly #counts: { failed: number };
+  readonly #counts: { failed: number; superseded: number };
   readonly #observer: ReceiverObserver;
 
   /**
@@ -383,7 +397,7 @@ export class TryRunner implements AlertProcessor {
     registry: HandlerRegistry,
     concurrency: number,
     retry: RetryPolicy,
-    counts: { failed: number },
+    counts: { failed: number; superseded: number },
     observer: ReceiverObserver,
   ) {
     this.#registry = registry;

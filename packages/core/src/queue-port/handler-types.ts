@@ -36,6 +36,15 @@ export interface AlertContext {
    * does not do the side effect twice.
    */
   idempotencyKey: string;
+  /**
+   * In order per user (`createReceiver({ order: 'per-user' })`): set when the alert is
+   * superseded, that is when, as this try started, an alert of the same user with a later
+   * `triggeredAt` had been accepted (by any process sharing the queue's store, within
+   * `dedupeTtlMs`). It is that newest `triggeredAt`, as an ISO 8601 string. Undefined otherwise,
+   * and always without `order: 'per-user'`. A handler that writes the user's current state (a CRM
+   * field) should not write an older state over it: register it with `superseded: 'skip'`.
+   */
+  supersededBy: string | undefined;
 }
 
 /** A handler as the dispatcher sees it (the event map is erased here). */
@@ -50,12 +59,23 @@ export interface HandlerOptions {
    * for every handler once a durable queue has two or more.
    */
   id?: string;
+  /**
+   * What to do with a superseded alert (`context.supersededBy`): `'run'` (the default) runs the
+   * handler all the same, for handlers that must see every alert (an audit log, a notification);
+   * `'skip'` does not run it and counts it as succeeded for the alert (a retry does not run it
+   * either), for handlers that write the user's current state (a CRM field, a flag), so that an
+   * older alert never overwrites a newer one. `'skip'` needs `createReceiver({ order: 'per-user' })`
+   * (a `TypeError` otherwise).
+   */
+  superseded?: 'run' | 'skip';
 }
 
-/** A registered handler and its id. */
+/** A registered handler, its id, and whether it runs for a superseded alert. */
 export interface HandlerRegistration {
   readonly handler: AnyHandler;
   readonly id: string | undefined;
+  /** True for `superseded: 'skip'`: not run for a superseded alert. */
+  readonly skipSuperseded?: boolean;
 }
 
 /** A handler of event `K`. Its result is awaited; a throw or rejection counts as a failure. */

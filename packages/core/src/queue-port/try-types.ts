@@ -20,7 +20,7 @@ export interface TryInput {
   errorHandlers: readonly ErrorHandler[];
   retry: RetryPolicy;
   /** Counts handlers that failed after their retries (the receiver's `stats.failed`). */
-  counts: { failed: number };
+  counts: { failed: number; superseded: number };
   /** The receiver's logger and listeners. */
   observer: ReceiverObserver;
   /** OpenTelemetry, when `@opentelemetry/api` is installed. */
@@ -62,6 +62,11 @@ export type TryVerdict =
 export interface TryLease {
   readonly signal: AbortSignal;
   readonly stalls: number;
+  /**
+   * In order per user: the newest `triggeredAt` accepted for the alert's user when it is later
+   * than the alert's own (the alert is superseded), else undefined.
+   */
+  readonly supersededBy?: string | undefined;
 }
 
 /** What a try of a durable queue reads from the alert's record: tries, the record, the stalls. */

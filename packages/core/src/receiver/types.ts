@@ -95,6 +95,15 @@ export interface ReceiverOptions {
   mode?: 'async' | 'sync';
   /** Alerts processed at once (an alert's handlers run side by side). Default 10. */
   concurrency?: number;
+  /**
+   * `'per-user'`: the alerts of one `userId` never run at the same time (across every process
+   * sharing the queue's store; other users' alerts still run side by side up to `concurrency`),
+   * the oldest `triggeredAt` of a user's waiting alerts starts first, and an alert waiting for a
+   * retry keeps its user's place until it completes or fails for good. A try of an alert that a
+   * newer alert of its user has superseded sees `context.supersededBy`; handlers registered with
+   * `superseded: 'skip'` are not run for it. Default `'none'`: alerts run as they come.
+   */
+  order?: 'none' | 'per-user';
   /** Alerts waiting for a free slot; beyond it deliveries get 503 `OVERLOADED`. Default 10,000. */
   maxQueue?: number;
   /** Further tries of a failed handler (number), or the full policy. Default 3, backoff 1 s, 2 s, 4 s. */
@@ -222,6 +231,11 @@ export interface ReceiverStats {
   duplicates: number;
   /** Handler runs that failed after all their retries. */
   failed: number;
+  /**
+   * Handler runs skipped because the alert was superseded (order per user, handlers registered
+   * with `superseded: 'skip'`): normal, not a failure.
+   */
+  superseded: number;
 }
 
 /** The webhook receiver returned by `createReceiver`. */

@@ -2,7 +2,9 @@
 // platform's failed store.
 import { NonRetryableError } from '../errors/non-retryable-error.js';
 import { createReceiver } from '../create-receiver/create-receiver.js';
+import type { AlertRecord } from '../queue-port/alert-queue.js';
 import type { Receiver } from '../receiver/types.js';
+import { alertOf } from './order-cases.js';
 import { receiverCases } from './receiver-cases.js';
 import type { ReceiverCase, ReceiverPlatform, RunReceiverCase } from './receiver-platform.js';
 import {
@@ -33,7 +35,13 @@ export interface PushQueueContractOptions {
  * `onError` once per failed handler, and `retry(id)` runs it again; a `NonRetryableError` or
  * `shouldRetry` answering false ends the tries at once; health, and `503 CLOSED` after close.
  * Then the platform's failed store: it lists the newest failure first, and retries at once (where
- * the platform gives `retryAll`) send each failed alert back once.
+ * the platform gives `retryAll`) send each failed alert back once. Then order per user
+ * (`createReceiver({ order: 'per-user' })`, the platform's `PushOrder`): two alerts of one user
+ * never run at the same time, the oldest `triggeredAt` starts first whatever the order they were
+ * accepted in, a retry keeps its user's place and a failed alert releases it, and an alert a
+ * later one of its user superseded sees `context.supersededBy` (`superseded: 'skip'` handlers
+ * skip it). The platform's `settle` must deliver the messages that are due side by side (as a
+ * batch), so that two alerts of one user could run at once.
  *
  * @example
  * pushQueueContract({ describe, it }, { name: 'cloudflare-queues', create: (scope) => platformFor(scope) });
@@ -62,7 +70,179 @@ export function pushQueueContract(test: ContractTestApi, options: PushQueueContr
     receiverCases(run, timeout);
     failedStoreCases(run);
     failedRetryRaceCases(run);
+    pushOrderCases(run);
   });
+}
+
+let orderedUsers = 0;
+
+/** A fresh user id for the order cases. */
+function orderedUser(): string {
+  return `push_ordered_${String(++orderedUsers)}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** A receiver in order per user on one more of the platform's queues. */
+function orderedOn(platform: ReceiverPlatform, all: Receiver[], retries = 0): Receiver {
+  const receiver = createReceiver({
+    secret: SECRET,
+    order: 'per-user',
+    queue: platform.queue(),
+    retries: { retries, backoffMs: () => 5 },
+  });
+  all.push(receiver);
+  return receiver;
+}
+
+/** Delivers each alert, in the order given, to the receivers in turn. */
+async function deliverAll(
+  receivers: readonly Receiver[],
+  alerts: readonly AlertRecord<'accepted'>[],
+): Promise<void> {
+  for (const [index, entry] of alerts.entries()) {
+    const receiver = receivers[index % receivers.length] as Receiver;
+    same((await receiver.handle(delivery(entry))).status, 202, `the answer to ${entry.id}`);
+  }
+}
+
+/**
+ * What the handlers of the order cases saw: each run's user and time, in the order they started,
+ * and the runs of one user that overlapped.
+ */
+interface OrderLog {
+  started: string[];
+  overlaps: string[];
+}
+
+/** Registers on every receiver a handler that logs its runs into `log` and takes a while. */
+function logRuns(receivers: readonly Receiver[], log: OrderLog): void {
+  const running = new Map<string, string>();
+  for (const receiver of receivers) {
+    receiver.on('churn_risk_alert', async (alert, context) => {
+      const other = running.get(alert.userId);
+      if (other !== undefined) log.overlaps.push(`${other} and ${context.id}`);
+      running.set(alert.userId, context.id);
+      log.started.push(`${alert.userId}@${alert.triggeredAt}`);
+      try {
+        await sleep(10); // long enough for another run of the user to start, if one may
+      } finally {
+        running.delete(alert.userId);
+      }
+    });
+  }
+}
+
+/** Order per user on the push platform (see `pushQueueContract`). */
+function pushOrderCases(run: RunReceiverCase): void {
+  run(
+    'order per user: two alerts of one user never run at the same time',
+    async (platform, all) => {
+      const receivers = [orderedOn(platform, all), orderedOn(platform, all)];
+      const log: OrderLog = { started: [], overlaps: [] };
+      logRuns(receivers, log);
+      const [u, v] = [orderedUser(), orderedUser()];
+      // Oldest first, so that a platform that starts what is due in the order sent gets the order
+      // right: what this case asks is that they do not run side by side.
+      const alerts = [1, 2, 3, 4].flatMap((minute) => [alertOf(u, minute), alertOf(v, minute)]);
+      await deliverAll(receivers, alerts);
+      await platform.settle(all);
+      same(log.overlaps, [], 'runs of one user at the same time');
+      same(log.started.length, alerts.length, 'runs');
+    },
+  );
+
+  run(
+    "order per user: a user's oldest alert starts first, whatever the order of acceptance",
+    async (platform, all) => {
+      const receivers = [orderedOn(platform, all), orderedOn(platform, all)];
+      const log: OrderLog = { started: [], overlaps: [] };
+      logRuns(receivers, log);
+      const u = orderedUser();
+      const alerts = [4, 2, 3, 1].map((minute) => alertOf(u, minute));
+      await deliverAll(receivers, alerts);
+      await platform.settle(all);
+      same(
+        log.started,
+        [1, 2, 3, 4].map((minute) => `${u}@${alertOf(u, minute).alert.triggeredAt}`),
+        "the runs of the user's alerts",
+      );
+      same(log.overlaps, [], 'runs of one user at the same time');
+    },
+  );
+
+  run(
+    'order per user: a retry keeps its user; a failed alert releases it at once',
+    async (platform, all) => {
+      const receivers = [orderedOn(platform, all, 1), orderedOn(platform, all, 1)];
+      const u = orderedUser();
+      const [first, second, third] = [1, 2, 3].map((minute) => alertOf(u, minute));
+      const runs: string[] = [];
+      const errors: string[] = [];
+      for (const receiver of receivers) {
+        receiver.on('churn_risk_alert', (alert, context) => {
+          const name = [first, second, third].findIndex(
+            (entry) => entry?.alert.triggeredAt === alert.triggeredAt,
+          );
+          runs.push(`${String(name + 1)}@${String(context.attempt)}`);
+          // The first fails once (a retry), the second for good, the third succeeds.
+          if (name === 0 && context.attempt === 0) throw new Error('CRM down');
+          if (name === 1) throw new NonRetryableError('no such account');
+        });
+        receiver.onError(
+          (error) => void errors.push(error instanceof Error ? error.message : String(error)),
+        );
+      }
+      await deliverAll(
+        receivers,
+        [third, second, first].filter((x) => x !== undefined),
+      );
+      await platform.settle(all);
+      same(runs, ['1@0', '1@1', '2@0', '3@0'], 'the runs (alert@attempt)');
+      same(errors, ['no such account'], 'onError');
+      same(
+        (await platform.failed()).map((failed) => failed.alert.triggeredAt),
+        [second?.alert.triggeredAt],
+        'the failed alerts',
+      );
+    },
+  );
+
+  run(
+    'order per user: an alert is superseded when a later one of its user was accepted',
+    async (platform, all) => {
+      const receivers = [orderedOn(platform, all), orderedOn(platform, all)];
+      const u = orderedUser();
+      const [older, newer] = [alertOf(u, 1), alertOf(u, 2)];
+      const seen: [string, string | undefined][] = [];
+      const written: string[] = [];
+      for (const receiver of receivers) {
+        receiver.on(
+          'churn_risk_alert',
+          (alert, context) => void seen.push([alert.triggeredAt, context.supersededBy]),
+          { id: 'audit' },
+        );
+        receiver.on('churn_risk_alert', (alert) => void written.push(alert.triggeredAt), {
+          id: 'crm',
+          superseded: 'skip',
+        });
+      }
+      await deliverAll(receivers, [older, newer]);
+      await platform.settle(all);
+      same(
+        seen,
+        [
+          [older.alert.triggeredAt, newer.alert.triggeredAt],
+          [newer.alert.triggeredAt, undefined],
+        ],
+        'the runs and their context.supersededBy',
+      );
+      same(written, [newer.alert.triggeredAt], "the runs of the 'skip' handler");
+      same(
+        receivers.reduce((sum, receiver) => sum + receiver.stats.superseded, 0),
+        1,
+        'stats.superseded',
+      );
+    },
+  );
 }
 
 /** The push platform's failed store, as `failed()` lists it. */

@@ -1,11 +1,12 @@
-// The eleven broken stores the contract must fail: six bugs of the storage port, four of its fenced, core-computed writes and one
-// of retries that race, each with the case that catches it.
+// The fourteen broken stores the contract must fail: six bugs of the storage port, four of its
+// fenced, core-computed writes, one of retries that race and three of the order per user, each
+// with the case that catches it.
 import type { AlertRecord } from '@churn-risk/core/store';
 import type { Bug } from './broken-stores.test-util.js';
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
 
-/** The eleven bugs, each alone. */
+/** The fourteen bugs, each alone. */
 export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
   '1. accept checks, then inserts': {
     caughtBy: '20 parallel accepts of one alert give exactly one "accepted"',
@@ -162,5 +163,37 @@ export const BUGS: Record<string, { bug: Bug; caughtBy: string }> = {
         },
       };
     },
+  },
+  '12. a take in order per user ignores the hold': {
+    caughtBy: 'in order per user, two processes never hold two alerts of one user',
+    // The order is left to the taker: every due alert is handed out.
+    bug: (inner) => ({
+      take: ({ perUser: _perUser, ...options }) => inner.take(options),
+    }),
+  },
+  '13. a take in order per user takes the first accepted, not the oldest': {
+    caughtBy: "a user's oldest waiting alert starts first, whatever the order of acceptance",
+    // The store forgets each alert's time: the line is the order of acceptance.
+    bug: (inner) => ({
+      accept: (entry, options) =>
+        inner.accept(
+          entry,
+          options.order === undefined
+            ? options
+            : { ...options, order: { ...options.order, at: 0 } },
+        ),
+    }),
+  },
+  '14. the newest time of a user is not kept': {
+    caughtBy: 'the newest time accepted for a user is seen by every process',
+    // Each taken alert says it is its user's newest.
+    bug: (inner) => ({
+      async take(options) {
+        const taken = await inner.take(options);
+        return taken === undefined
+          ? undefined
+          : { ...taken, newest: Date.parse(taken.alert.triggeredAt) };
+      },
+    }),
   },
 };

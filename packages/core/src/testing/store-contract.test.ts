@@ -27,7 +27,7 @@ storeContract(
   },
 );
 
-describe('storeContract fails a store with any one of eleven known bugs', () => {
+describe('storeContract fails a store with any one of fourteen known bugs', () => {
   for (const [name, { bug, caughtBy }] of Object.entries(BUGS)) {
     it(
       name,

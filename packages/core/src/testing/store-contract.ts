@@ -3,6 +3,7 @@
 import { createDurableQueue } from '../processing/durable/durable-queue.js';
 import { deployCases } from './deploy-cases.js';
 import { leaseCases } from './lease-cases.js';
+import { orderCases } from './order-cases.js';
 import { receiverCases } from './receiver-cases.js';
 import type { ReceiverPlatform } from './receiver-platform.js';
 import { retryCases } from './retry-cases.js';
@@ -39,6 +40,7 @@ export function storeContract(test: ContractTestApi, options: StoreContractOptio
   const kit = storeCaseKit(test, options);
   test.describe(`storeContract: ${options.name}`, () => {
     leaseCases(kit);
+    orderCases(kit);
     retryCases(kit);
     retryRaceCases(kit);
     statusCases(kit, () => options.unreachable());

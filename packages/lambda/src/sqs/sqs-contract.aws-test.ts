@@ -11,11 +11,12 @@ import {
   queueDrained,
   startEventSourceMapping,
 } from '../../../../test/support/aws/event-source-mapping.js';
-import { createLambdaHandler, createSqsQueue, type SqsQueue } from '../index.js';
+import { createDynamoOrder, createLambdaHandler, createSqsQueue, type SqsQueue } from '../index.js';
 
 // Core's push-queue contract against queue mode, with two consumers (two receivers, as
 // two function instances, each invoked by its own local event source mapping) on one SQS queue,
-// on fauxqs and dynalite.
+// on fauxqs and dynalite. Every queue has order per user (`createDynamoOrder`), which the
+// contract's order cases use (its other cases run without `order: 'per-user'`).
 
 let aws: AwsEmulators;
 
@@ -46,6 +47,7 @@ class SqsPlatform implements ReceiverPlatform {
       failedTable,
       sqs: aws.sqs,
       dynamodb: aws.dynamodb,
+      order: createDynamoOrder({ waitMs: 1_000 }),
     });
     this.#queues.push(queue);
     return queue;

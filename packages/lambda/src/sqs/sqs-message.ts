@@ -6,7 +6,8 @@ import { isObject } from '../event-request.js';
  * message starts, and the ids of the handlers that already succeeded for it. A retry is a new
  * message with the new count and record, so the record travels with the alert. `notBefore`
  * (ms since the epoch) marks a retry whose delay is longer than SQS's 15 minutes: the consumer
- * sends it on again, in hops of at most 15 minutes, until it is due.
+ * sends it on again, in hops of at most 15 minutes, until it is due. `stalls` (order per user) are
+ * the deliveries without a verdict of the message that a postponed alert was sent back from.
  */
 export interface SqsAlertMessage {
   /** The format's version. */
@@ -15,6 +16,7 @@ export interface SqsAlertMessage {
   readonly tries: number;
   readonly succeeded: readonly string[];
   readonly notBefore?: number;
+  readonly stalls?: number;
 }
 
 /** SQS's longest `DelaySeconds` (15 minutes). */
@@ -25,11 +27,8 @@ export function messageOf(
   entry: AlertRecord<'accepted'>,
   tries: number,
   succeeded: readonly string[],
-  notBefore?: number,
 ): SqsAlertMessage {
-  return notBefore === undefined
-    ? { churnRisk: 1, entry, tries, succeeded }
-    : { churnRisk: 1, entry, tries, succeeded, notBefore };
+  return { churnRisk: 1, entry, tries, succeeded };
 }
 
 /**
@@ -56,12 +55,12 @@ export function parseMessage(body: string): SqsAlertMessage | undefined {
     return undefined;
   }
   if (!isObject(value) || value.churnRisk !== 1 || !isCount(value.tries)) return undefined;
-  const { entry, succeeded, notBefore } = value;
+  const { entry, succeeded, notBefore = 0, stalls = 0 } = value;
   if (!Array.isArray(succeeded) || !succeeded.every((id) => typeof id === 'string')) return;
-  if (notBefore !== undefined && !isCount(notBefore)) return undefined;
+  if (!isCount(notBefore) || !isCount(stalls)) return undefined;
   if (!isObject(entry) || typeof entry.id !== 'string' || typeof entry.receivedAt !== 'number') {
     return undefined;
   }
   if (!isObject(entry.alert)) return undefined;
-  return messageOf(entry as unknown as AlertRecord<'accepted'>, value.tries, succeeded, notBefore);
+  return value as unknown as SqsAlertMessage;
 }

@@ -1,4 +1,5 @@
 import type { AwsSdkClient } from './aws-sdk.js';
+import type { DynamoOrder } from './dynamo-order.js';
 import { integerOption, refuseUnknownOptions } from '@churn-risk/core/store';
 
 /** Options of `createSqsQueue`. */
@@ -39,6 +40,11 @@ export interface SqsQueueOptions {
   keepFailedMs?: number | undefined;
   /** Longest wait for the claim and the send; beyond it the answer is `503`. Default 2,000. */
   enqueueTimeoutMs?: number | undefined;
+  /**
+   * Order per user (`createDynamoOrder()`), which `createReceiver({ order: 'per-user' })` needs:
+   * each user is held for one alert at a time in `dedupeTable`. Default: none.
+   */
+  order?: DynamoOrder | undefined;
 }
 
 /** The options with their defaults, checked. */
@@ -56,6 +62,7 @@ export interface ResolvedSqsQueueOptions {
   dedupeTtlMs: number;
   keepFailedMs: number;
   enqueueTimeoutMs: number;
+  order: DynamoOrder | undefined;
 }
 
 /** The defaults of `createSqsQueue`. */
@@ -76,6 +83,7 @@ const KNOWN: readonly (keyof SqsQueueOptions)[] = [
   'dedupeTtlMs',
   'keepFailedMs',
   'enqueueTimeoutMs',
+  'order',
 ];
 
 function name(option: string, value: unknown): string {
@@ -139,5 +147,6 @@ export function resolveSqsQueueOptions(options: SqsQueueOptions): ResolvedSqsQue
       SQS_QUEUE_DEFAULTS.enqueueTimeoutMs,
       1,
     ),
+    order: o.order,
   };
 }

@@ -5,15 +5,17 @@ import {
   type AcceptResult,
   type AlertProcessor,
   type AlertRecord,
-  type AlertVerdict,
   type PushQueue,
+  type PushVerdict,
   type FailedListOptions,
   type QueueCounts,
   type QueueHealth,
+  type UserOrderKey,
 } from '@churn-risk/core/store';
 import { awsCalls, type AwsCalls } from './aws-sdk.js';
 import { DynamoFailedTable } from './dynamo-failed-table.js';
 import { DynamoIdentities } from './dynamo-identities.js';
+import type { DynamoOrderBinding, SqsUserOrder } from './dynamo-order.js';
 import {
   refuseOtherQueues,
   type SqsBatchResponse,
@@ -82,6 +84,7 @@ class SqsQueueMode implements SqsQueue {
   readonly #options: ResolvedSqsQueueOptions;
   readonly #push: PushQueue;
   readonly #identities: DynamoIdentities;
+  readonly #lines: SqsUserOrder | undefined;
   readonly #failed: DynamoFailedTable;
   readonly #localNotes = new Map<string, number>();
   readonly #aws: AwsCalls;
@@ -99,9 +102,12 @@ class SqsQueueMode implements SqsQueue {
       options.keepFailedMs,
       this.#aws,
     );
+    const lines = (options.order as DynamoOrderBinding | undefined)?.open(options, this.#aws);
+    this.#lines = lines;
     this.#push = createPushQueue({
       kind: 'sqs',
-      send: (entry) => this.#accept(entry),
+      send: (entry, sent) => this.#accept(entry, sent?.order),
+      ...(lines && { order: lines }),
       health: () => this.health(),
       maxStalls: options.maxStalls,
       enqueueTimeoutMs: options.enqueueTimeoutMs,
@@ -141,22 +147,29 @@ class SqsQueueMode implements SqsQueue {
 
   runDelivered(
     message: AlertRecord<'delivered'>,
-    apply: (verdict: AlertVerdict) => Promise<boolean>,
+    apply: (verdict: PushVerdict) => Promise<boolean>,
   ): Promise<void> {
     return this.#push.runDelivered(message, apply);
   }
 
-  /** Claims the identity, then sends; a failed send releases the claim (nothing is claimed). */
-  async #accept(entry: AlertRecord<'accepted'>): Promise<'accepted' | 'duplicate'> {
+  /**
+   * Claims the identity (in order per user, in the user's line), then sends; a failed send
+   * releases the claim (nothing is claimed).
+   */
+  async #accept(
+    entry: AlertRecord<'accepted'>,
+    order: UserOrderKey | undefined,
+  ): Promise<'accepted' | 'duplicate'> {
     const token = crypto.randomUUID();
-    if (!(await this.#identities.claim(entry.id, this.#options.dedupeTtlMs, token))) {
+    const claims = (order && this.#lines?.claims(order)) || this.#identities;
+    if (!(await claims.claim(entry.id, this.#options.dedupeTtlMs, token))) {
       return 'duplicate';
     }
     try {
       await this.#send(messageOf(entry, 0, []), 0);
     } catch (error) {
       try {
-        await this.#identities.release(entry.id, token);
+        await claims.release(entry.id, token);
       } catch (releaseError) {
         this.#log(
           `Alert ${entry.id} was not sent to SQS and its claim could not be released ` +
@@ -200,7 +213,7 @@ class SqsQueueMode implements SqsQueue {
       });
       return true;
     }
-    const { entry, tries, succeeded, notBefore } = message;
+    const { entry, tries, succeeded, notBefore, stalls: before = 0 } = message;
     try {
       const wait = (notBefore ?? 0) - Date.now();
       if (wait >= 1000) {
@@ -208,9 +221,9 @@ class SqsQueueMode implements SqsQueue {
         await this.#send(messageOf(entry, tries, succeeded), wait);
         return true;
       }
-      const stalls = await this.#stalls(record);
+      const stalls = await this.#stalls(record, before);
       await this.#push.runDelivered({ ...entry, tries, succeeded, stalls }, (verdict) =>
-        this.#apply(entry, verdict),
+        this.#apply(entry, verdict, { ...messageOf(entry, tries, succeeded), stalls }),
       );
       this.#localNotes.delete(record.messageId);
       return true;
@@ -226,12 +239,12 @@ class SqsQueueMode implements SqsQueue {
 
   /**
    * The record's deliveries whose consumer died: its receives before this one, less those we
-   * asked for. The notes are read only when the count could reach `maxStalls` (a failed read
-   * leaves the record to be delivered again, undecided).
+   * asked for, and `before`, those of the message it postponed. The notes are read only when the
+   * count could reach `maxStalls` (a failed read leaves the record to be delivered again, undecided).
    */
-  async #stalls(record: SqsRecord): Promise<number> {
+  async #stalls(record: SqsRecord, before: number): Promise<number> {
     const received = Number(record.attributes.ApproximateReceiveCount);
-    const earlier = Number.isInteger(received) && received > 1 ? received - 1 : 0;
+    const earlier = before + (Number.isInteger(received) && received > 1 ? received - 1 : 0);
     if (earlier <= this.#options.maxStalls) return earlier;
     const noted = await this.#identities.redeliveries(record.messageId);
     return earlier - Math.max(noted, this.#localNotes.get(record.messageId) ?? 0);
@@ -251,8 +264,15 @@ class SqsQueueMode implements SqsQueue {
     }
   }
 
-  async #apply(entry: AlertRecord<'accepted'>, verdict: AlertVerdict): Promise<boolean> {
-    if (verdict.outcome === 'retry') {
+  /** Applies `verdict` on alert `entry`, delivered in `message` (a postponed one goes back as is). */
+  async #apply(
+    entry: AlertRecord<'accepted'>,
+    verdict: PushVerdict,
+    message: SqsAlertMessage,
+  ): Promise<boolean> {
+    if (verdict.outcome === 'postponed') await this.#send(message, verdict.delayMs);
+    else if (verdict.outcome === 'retry') {
+      await this.#lines?.keep(entry.id, verdict.delayMs);
       await this.#send(messageOf(entry, verdict.tries, verdict.succeeded), verdict.delayMs);
     } else if (verdict.outcome === 'failed') {
       const { tries, succeeded, error } = verdict;
@@ -291,6 +311,7 @@ class SqsQueueMode implements SqsQueue {
   async #resend(failed: AlertRecord<'failed'>): Promise<boolean> {
     if (!(await this.#failed.claim(failed.jobId))) return false;
     const { jobId, tries: _tries, succeeded, error: _error, failedAt: _at, ...entry } = failed;
+    await this.#lines?.requeue(entry);
     await this.#send(messageOf(entry, 0, succeeded), 0);
     await this.#failed.remove(jobId);
     return true;

@@ -2,7 +2,12 @@ import { warnAlways, type Logger } from '../../observability/logger.js';
 import type { AlertProcessor, AlertRecord } from '../../queue-port/alert-queue.js';
 import { runStoredTry } from '../try-protocol.js';
 import type { StoredTry, TryLease, TryVerdict } from '../../queue-port/try-types.js';
-import type { AlertLeaseStore, AlertStore } from './alert-store.js';
+import {
+  supersededBy,
+  type AlertLeaseStore,
+  type AlertStore,
+  type TakeOptions,
+} from './alert-store.js';
 import { describe, nap, type StoreOutage, type Taken } from './take-loop.js';
 
 /** What `completeAndTake` resolves with: whether the completion went through, the next alert. */
@@ -57,6 +62,10 @@ export class AlertRunner {
       const { taken } = held;
       const stalls = taken.lapsed ? taken.stalls + 1 : taken.stalls;
       const lease = this.#leases.hold(held, stalls, processor.logger);
+      if (processor.order === 'per-user') {
+        lease.perUser = true;
+        lease.supersededBy = supersededBy(taken.alert, taken.newest);
+      }
       try {
         if (taken.lapsed && !(await this.#recordStall(processor, lease))) return;
         const stored: StoredTry = taken.lapsed
@@ -196,7 +205,9 @@ export class AlertRunner {
       if (!mode.chains()) return this.#store.complete(id, token);
       const nextToken = this.#leases.token();
       lease.nextToken = nextToken;
-      return this.#store.completeAndTake(id, token, { token: nextToken, leaseMs: this.#leaseMs });
+      const next: TakeOptions = { token: nextToken, leaseMs: this.#leaseMs };
+      if (lease.perUser) next.perUser = true;
+      return this.#store.completeAndTake(id, token, next);
     }
     const { error, succeeded } = verdict;
     if (verdict.outcome === 'failed') {
@@ -246,6 +257,9 @@ export class HeldLease implements TryLease, Taken {
   next: Taken | undefined;
   /** The token the completion's take of the next alert was made with. */
   nextToken: string | undefined;
+  /** In order per user: takes are in order, and the alert's superseded mark. */
+  perUser = false;
+  supersededBy: string | undefined;
   readonly #logger: Logger;
   #controller: AbortController | undefined;
   #lost: Error | undefined;

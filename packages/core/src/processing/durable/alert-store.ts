@@ -27,8 +27,10 @@ export interface UserOrderKey {
   readonly at: number;
 }
 
+export { supersededBy } from '../superseded.js';
+
 /** The order key of an accepted alert: its `userId`, and its `triggeredAt` in ms. */
-export function userOrderKey(entry: AlertRecord<'accepted'>): UserOrderKey {
+export function orderKeyOf(entry: AlertRecord<'accepted'>): UserOrderKey {
   return { user: entry.alert.userId, at: Date.parse(entry.alert.triggeredAt) };
 }
 

@@ -11,11 +11,13 @@ import { MIN_SWEEP_BUDGET_MS } from '../../queue-port/alert-queue.js';
 import { integerOption } from '../../options/integer-option.js';
 import { RENAMED_OPTIONS, refuseUnknownOptions } from '../../options/known-options.js';
 import { AlertRunner, LeaseKeeper, type RunMode } from './alert-runner.js';
-import type {
-  AlertStore,
-  FailedAlertStore,
-  FailedListOptions,
-  QueueCounts,
+import {
+  orderKeyOf,
+  type AlertStore,
+  type FailedAlertStore,
+  type FailedListOptions,
+  type QueueCounts,
+  type StoreAcceptOptions,
 } from './alert-store.js';
 import { DurableQueueBase, withTimeout } from './queue-base.js';
 import { sweepDue } from './sweep.js';
@@ -181,10 +183,10 @@ class DurableAlertQueue<S extends AlertStore> extends DurableQueueBase implement
     options: AcceptOptions | undefined,
   ): Promise<'accepted' | 'duplicate'> {
     const { dedupeTtlMs } = this.#options;
-    return this.store.accept(
-      entry,
-      options?.first === true ? { dedupeTtlMs, first: true } : { dedupeTtlMs },
-    );
+    const stored: StoreAcceptOptions =
+      options?.first === true ? { dedupeTtlMs, first: true } : { dedupeTtlMs };
+    if (this.processor?.order === 'per-user') stored.order = orderKeyOf(entry);
+    return this.store.accept(entry, stored);
   }
 
   protected override accepted(): void {

@@ -39,6 +39,11 @@ interface Job {
   finishedAt: number | undefined;
   /** The order of the finishes: breaks a tie of `finishedAt` (two within a millisecond). */
   finishes: number;
+  /** The order of acceptance: breaks a tie of `orderAt` in order per user. */
+  readonly sequence: number;
+  /** In order per user: the alert's user and time (`StoreAcceptOptions.order`). */
+  readonly user: string | undefined;
+  readonly orderAt: number;
 }
 
 class MemoryAlertStore implements AlertStore {
@@ -53,6 +58,12 @@ class MemoryAlertStore implements AlertStore {
   readonly #identities = new Map<string, { jobId: string; until: number }>();
   #sequence = 0;
   #finishes = 0;
+  /** In order per user: each user's alerts not finished (waiting, delayed or active). */
+  readonly #lines = new Map<string, Set<Job>>();
+  /** In order per user: the job that holds each held user. */
+  readonly #holders = new Map<string, Job>();
+  /** In order per user: the newest time accepted per user, and until when it is kept. */
+  readonly #newest = new Map<string, { at: number; until: number }>();
 
   constructor(options: MemoryStoreOptions) {
     this.#now = options.now ?? Date.now;
@@ -81,10 +92,15 @@ class MemoryAlertStore implements AlertStore {
     const now = this.#now();
     const held = this.#identities.get(entry.id);
     if (held !== undefined && held.until > now) return 'duplicate';
-    const id = `m${String(++this.#sequence)}`;
+    const sequence = ++this.#sequence;
+    const id = `m${String(sequence)}`;
     this.#identities.set(entry.id, { jobId: id, until: now + options.dedupeTtlMs });
-    this.#jobs.set(id, {
+    const { order } = options;
+    const job: Job = {
       id,
+      sequence,
+      user: order?.user,
+      orderAt: order?.at ?? 0,
       entry,
       state: 'waiting',
       tries: 0,
@@ -96,7 +112,15 @@ class MemoryAlertStore implements AlertStore {
       error: undefined,
       finishedAt: undefined,
       finishes: 0,
-    });
+    };
+    this.#jobs.set(id, job);
+    if (order !== undefined) {
+      const newest = this.#newest.get(order.user);
+      const at =
+        newest !== undefined && newest.until > now ? Math.max(newest.at, order.at) : order.at;
+      this.#newest.set(order.user, { at, until: now + options.dedupeTtlMs });
+      this.#line(order.user).add(job);
+    }
     if (options.first === true) this.#first.push(id);
     return 'accepted';
   }
@@ -111,20 +135,55 @@ class MemoryAlertStore implements AlertStore {
     // An id here whose job is taken or gone meanwhile is dropped: a retry of it takes its turn.
     for (let first = this.#first.pop(); first !== undefined; first = this.#first.pop()) {
       const job = this.#jobs.get(first);
-      if (job?.state === 'waiting' && job.at <= now) return this.#lease(job, options, now);
+      if (job?.state === 'waiting' && job.at <= now && this.#inTurn(job, options)) {
+        return this.#lease(job, options, now);
+      }
     }
     for (const job of this.#jobs.values()) {
-      if (job.state === 'waiting' && job.at <= now) return this.#lease(job, options, now);
+      if (job.state === 'waiting' && job.at <= now && this.#inTurn(job, options)) {
+        return this.#lease(job, options, now);
+      }
     }
     return undefined;
+  }
+
+  /**
+   * Whether a due job may be taken: always, unless the take is in order per user; then only the
+   * job that holds its user, or, for a user not held, the oldest of the user's waiting jobs.
+   */
+  #inTurn(job: Job, options: TakeOptions): boolean {
+    if (options.perUser !== true || job.user === undefined) return true;
+    const holder = this.#holders.get(job.user);
+    if (holder !== undefined) return holder === job;
+    for (const other of this.#line(job.user)) {
+      if (other.state !== 'waiting' || other === job) continue;
+      if (other.orderAt < job.orderAt) return false;
+      if (other.orderAt === job.orderAt && other.sequence < job.sequence) return false;
+    }
+    return true;
   }
 
   #lease(job: Job, options: TakeOptions, now: number): AlertRecord<'taken'> {
     job.state = 'active';
     job.token = options.token;
     job.at = now + options.leaseMs;
-    const { id: jobId, entry, tries, succeeded, stalls, lapsed } = job;
-    return { ...entry, jobId, tries, succeeded, stalls, lapsed };
+    const { id: jobId, entry, tries, succeeded, stalls, lapsed, user } = job;
+    const taken = { ...entry, jobId, tries, succeeded, stalls, lapsed };
+    if (options.perUser !== true || user === undefined) return taken;
+    this.#holders.set(user, job);
+    const newest = this.#newest.get(user);
+    const at = newest !== undefined && newest.until > now ? newest.at : job.orderAt;
+    return { ...taken, newest: Math.max(at, job.orderAt) };
+  }
+
+  /** The user's alerts not finished. */
+  #line(user: string): Set<Job> {
+    let line = this.#lines.get(user);
+    if (line === undefined) {
+      line = new Set();
+      this.#lines.set(user, line);
+    }
+    return line;
   }
 
   async extend(id: string, token: string, leaseMs: number, stalls?: number): Promise<boolean> {
@@ -292,6 +351,12 @@ class MemoryAlertStore implements AlertStore {
     job.token = undefined;
     job.finishedAt = this.#now();
     job.finishes = ++this.#finishes;
+    if (job.user === undefined) return;
+    // The user is released; its line keeps only what is not finished.
+    if (this.#holders.get(job.user) === job) this.#holders.delete(job.user);
+    const line = this.#lines.get(job.user);
+    line?.delete(job);
+    if (line?.size === 0) this.#lines.delete(job.user);
   }
 
   #putBack(job: Job): void {
@@ -302,6 +367,7 @@ class MemoryAlertStore implements AlertStore {
     job.error = undefined;
     job.finishedAt = undefined;
     job.at = this.#now();
+    if (job.user !== undefined) this.#line(job.user).add(job);
   }
 }
 

@@ -1,9 +1,14 @@
 import { refuseUnknownOptions } from '../../options/known-options.js';
-import type { AlertQueue, AlertRecord, QueueHealth } from '../../queue-port/alert-queue.js';
+import type {
+  AlertProcessor,
+  AlertQueue,
+  AlertRecord,
+  QueueHealth,
+} from '../../queue-port/alert-queue.js';
 import { integerOption } from '../../options/integer-option.js';
 import { runStoredTry } from '../try-protocol.js';
-import type { TryVerdict } from '../../queue-port/try-types.js';
-import type { AlertVerdict, UserOrderKey } from './alert-store.js';
+import type { TryLease, TryVerdict } from '../../queue-port/try-types.js';
+import { orderKeyOf, type AlertVerdict, type UserOrderKey } from './alert-store.js';
 import { DurableQueueBase } from './queue-base.js';
 
 /** Options of `createPushQueue`: the producer side of a platform queue. */
@@ -22,7 +27,8 @@ export interface PushQueueOptions {
   /**
    * The order per user on this platform (`createReceiver({ order: 'per-user' })`): a shared table
    * (a D1 row, a conditional DynamoDB write) that holds a user for one alert at a time. Required
-   * by a receiver in order per user; the receiver refuses to start without it.
+   * by a receiver in order per user: without it the queue throws a `TypeError` when such a
+   * receiver is attached, or at its first alert.
    */
   order?: PushOrder;
   /** Whether the platform queue answers (for `receiver.health()`). */
@@ -82,17 +88,25 @@ export interface PushQueue extends AlertQueue {
    * Runs one try of a message the platform delivered (core's try protocol, with the handlers of
    * the receiver this queue was given to) and hands the verdict to `apply`, which applies it on
    * the platform (`completed`: ack; `retry`: a new message with the verdict's `tries`, record
-   * and delay; `failed`: the failed store) and resolves `true` once that went through. The
+   * and delay; `failed`: the failed store) and resolves `true` once that went through.
+   *
+   * In order per user, `order.claim` comes first: when the alert must wait, no try runs and
+   * `apply` gets `{ outcome: 'postponed', delayMs }` (send the message back for that long, its
+   * `tries`, record and stalls unchanged); when it holds its user, the try runs (superseded when
+   * a later alert of the user was accepted), and after a `completed` or `failed` verdict went
+   * through, `order.release` frees the user (a release that rejects is logged: the platform's
+   * hold then lapses on its own). The
    * message is an `AlertRecord<'delivered'>` as the previous try's verdict left it (`tries` 0 and `succeeded`
    * empty for the first delivery), with `stalls` the redeliveries the platform made without a
    * verdict (its consumer died or timed out). A `failed` verdict reaches `onError` only after
-   * `apply` resolved `true`: exactly once per failed alert. Rejects only when `apply` rejects (then
-   * nothing was reported, and the platform redelivers the message).
+   * `apply` resolved `true`: exactly once per failed alert. Rejects only when `apply` or
+   * `order.claim` rejects (then nothing was reported, and the platform redelivers the message).
    *
    * @example
    * // A Cloudflare Queues consumer, one message:
    * await queue.runDelivered(message.body, async (verdict) => {
-   *   if (verdict.outcome === 'completed') message.ack();
+   *   if (verdict.outcome === 'postponed') { await env.ALERTS.send(message.body, { delaySeconds: Math.ceil(verdict.delayMs / 1000) }); message.ack(); }
+   *   else if (verdict.outcome === 'completed') message.ack();
    *   else if (verdict.outcome === 'retry') { await env.ALERTS.send({ ...message.body, tries: verdict.tries, succeeded: verdict.succeeded }, { delaySeconds: Math.ceil(verdict.delayMs / 1000) }); message.ack(); }
    *   else { await env.DB.prepare('INSERT INTO failed ...').run(); message.ack(); }
    *   return true;
@@ -100,7 +114,7 @@ export interface PushQueue extends AlertQueue {
    */
   runDelivered(
     message: AlertRecord<'delivered'>,
-    apply: (verdict: AlertVerdict) => Promise<boolean>,
+    apply: (verdict: PushVerdict) => Promise<boolean>,
   ): Promise<void>;
 }
 
@@ -130,34 +144,106 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
     this.#maxStalls = integerOption('maxStalls', options.maxStalls ?? 3, 0);
   }
 
-  protected record(entry: AlertRecord<'accepted'>): Promise<'accepted' | 'duplicate'> {
-    return this.#options.send(entry);
+  override attach(processor: AlertProcessor, how?: { consume?: boolean | 'invocation' }): void {
+    this.#orderOf(processor);
+    super.attach(processor, how);
+  }
+
+  /**
+   * The platform's order when `processor` runs in order per user (`undefined` otherwise); a
+   * `TypeError` when it does and this queue was given no `order`.
+   */
+  #orderOf(processor: AlertProcessor | undefined): PushOrder | undefined {
+    if (processor?.order !== 'per-user') return undefined;
+    const { order } = this.#options;
+    if (order === undefined) {
+      throw new TypeError(
+        `order: 'per-user' needs createPushQueue({ order }); the ${this.kind} queue has none.`,
+      );
+    }
+    return order;
+  }
+
+  protected async record(entry: AlertRecord<'accepted'>): Promise<'accepted' | 'duplicate'> {
+    const order = this.#orderOf(this.processor);
+    if (order === undefined) return this.#options.send(entry);
+    return this.#options.send(entry, { order: orderKeyOf(entry) });
   }
 
   async runDelivered(
     message: AlertRecord<'delivered'>,
-    apply: (verdict: AlertVerdict) => Promise<boolean>,
+    apply: (verdict: PushVerdict) => Promise<boolean>,
   ): Promise<void> {
     const processor = this.processor;
     if (processor === undefined) {
       throw new TypeError('Give the queue to createReceiver({ queue }) before it runs messages.');
     }
-    await this.counted(() => {
+    const order = this.#orderOf(processor);
+    await this.counted(async () => {
       const stored = {
         tries: message.tries,
         succeeded: message.succeeded,
         stalls: message.stalls ?? 0,
       };
       // The platform owns the delivery (no lease of ours to lose): the signal never aborts.
-      const lease = { signal: new AbortController().signal, stalls: stored.stalls };
+      const signal = new AbortController().signal;
+      if (order === undefined) {
+        const lease: TryLease = { signal, stalls: stored.stalls };
+        return runStoredTry(
+          processor.input(message),
+          stored,
+          this.#maxStalls,
+          (verdict) => apply(toAlertVerdict(verdict, message.tries)),
+          lease,
+        );
+      }
+      const key = orderKeyOf(message);
+      const claimed = await order.claim(message, key);
+      if ('waitMs' in claimed) {
+        await apply({ outcome: 'postponed', delayMs: Math.max(0, claimed.waitMs) });
+        return undefined;
+      }
+      const { newest } = claimed;
+      const lease: TryLease = {
+        signal,
+        stalls: stored.stalls,
+        ...(newest > key.at ? { supersededBy: new Date(newest).toISOString() } : {}),
+      };
       return runStoredTry(
         processor.input(message),
         stored,
         this.#maxStalls,
-        (verdict) => apply(toAlertVerdict(verdict, message.tries)),
+        async (verdict) => {
+          const applied = await apply(toAlertVerdict(verdict, message.tries));
+          if (applied && verdict.outcome !== 'retry') {
+            await this.#release(order, message, key, processor);
+          }
+          return applied;
+        },
         lease,
       );
     });
+  }
+
+  /**
+   * Frees the user once the alert is done. The verdict went through already, so a release that
+   * rejects must not fail it (the platform would run the alert again): it is logged, and the
+   * platform's hold lapses on its own.
+   */
+  async #release(
+    order: PushOrder,
+    message: AlertRecord<'delivered'>,
+    key: UserOrderKey,
+    processor: AlertProcessor,
+  ): Promise<void> {
+    try {
+      await order.release(message, key);
+    } catch (error) {
+      processor.logger.error(
+        { id: message.id, userId: key.user, err: error },
+        `churn-risk: alert ${message.id} did not release its user; its hold lapses.`,
+      );
+    }
   }
 
   consume(): void {
@@ -195,6 +281,7 @@ export function createPushQueue(options: PushQueueOptions): PushQueue {
     'health',
     'enqueueTimeoutMs',
     'maxStalls',
+    'order',
   ]);
   return new PlatformPushQueue(options);
 }

@@ -54,7 +54,11 @@ export async function sweepDue(parts: SweepParts, budgetMs: number): Promise<Swe
       const token = leases.token();
       let taken: AlertRecord<'taken'> | undefined;
       try {
-        taken = await store.take({ token, leaseMs: parts.leaseMs, wait: false });
+        taken = await store.take(
+          processor.order === 'per-user'
+            ? { token, leaseMs: parts.leaseMs, wait: false, perUser: true }
+            : { token, leaseMs: parts.leaseMs, wait: false },
+        );
       } catch (error) {
         throw failed(error);
       }

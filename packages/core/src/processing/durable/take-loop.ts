@@ -178,7 +178,10 @@ export class TakeLoop {
     const started = Date.now();
     let taken;
     try {
-      taken = await store.take({ token, leaseMs: this.#parts.leaseMs });
+      const { leaseMs } = this.#parts;
+      taken = await store.take(
+        processor.order === 'per-user' ? { token, leaseMs, perUser: true } : { token, leaseMs },
+      );
       outage.answered(processor.logger);
     } catch (error) {
       this.#taking--;
