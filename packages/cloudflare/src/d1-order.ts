@@ -1,4 +1,4 @@
-import type { AlertRecord, PushOrder, UserOrderKey } from '@churn-risk/core/store';
+import { PushOrder, type AlertRecord, type UserOrderKey } from '@churn-risk/core/store';
 import type { D1Database, D1Statement } from './bindings.js';
 import { ensureSchema } from './d1-schema.js';
 
@@ -52,7 +52,7 @@ interface Rows<T> {
  * alert in its user's line (`recordStatements`, in the batch that claims its identity); `claim`
  * holds the user in one conditional write; `release` marks the alert done and frees the user.
  */
-export class D1UserOrder implements PushOrder {
+export class D1UserOrder extends PushOrder {
   readonly #db: D1Database;
   readonly #now: () => number;
   /**
@@ -64,6 +64,7 @@ export class D1UserOrder implements PushOrder {
   used = false;
 
   constructor(db: D1Database, now: () => number = Date.now) {
+    super();
     this.#db = db;
     this.#now = now;
   }

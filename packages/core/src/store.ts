@@ -34,12 +34,12 @@ export {
 export { createMemoryStore, type MemoryStoreOptions } from './processing/durable/memory-store.js';
 export {
   createPushQueue,
-  type PushOrder,
   type PushQueue,
   type PushQueueOptions,
   type PushSendOptions,
   type PushVerdict,
 } from './processing/durable/push-queue.js';
+export { PushOrder, type OrderedTry } from './processing/durable/push-order.js';
 export { withTimeout } from './processing/durable/queue-base.js';
 export { RENAMED_OPTIONS, refuseUnknownOptions } from './options/known-options.js';
 export { integerOption } from './options/integer-option.js';

@@ -16,7 +16,7 @@ import { CONNECT_TIMEOUT_MS, describeConnection, openPool, withClient } from './
 import { PostgresSchemaError, PostgresStoreError } from './errors.js';
 import { checkTables, migrate } from './migrate.js';
 import { resolvePostgresOptions, type PostgresQueueOptions } from './options.js';
-import { channelOf, statements, type Statements } from './sql.js';
+import { channelOf, statements, UNIQUE_VIOLATION, type Statements } from './sql.js';
 import { Listener, WakeUp } from './wake-up.js';
 
 /** The Postgres `AlertStore`. */
@@ -57,11 +57,22 @@ interface AlertRow {
   succeeded: string[] | null;
   stalls: number | null;
   lapsed: boolean | null;
+  /** A take in order per user: the alert's user (null: accepted without order). */
+  user_id?: string | null;
+  /** A take in order per user: the newest time accepted for the user (ms). */
+  newest?: number | null;
+}
+
+/** A row of `completeAndTake`: whether it completed, and what it took. */
+interface CompletionRow extends AlertRow {
+  completed: number;
+  /** Whether the completed alert held a user that the take did not hold again (in order). */
+  released?: boolean | null;
 }
 
 function alertRecord(row: AlertRow | undefined): AlertRecord<'taken'> | undefined {
   if (row?.id == null || row.entry === null) return undefined;
-  return {
+  const taken: AlertRecord<'taken'> = {
     ...(JSON.parse(row.entry) as AlertRecord<'accepted'>),
     jobId: row.id,
     tries: row.tries ?? 0,
@@ -69,7 +80,19 @@ function alertRecord(row: AlertRow | undefined): AlertRecord<'taken'> | undefine
     stalls: row.stalls ?? 0,
     lapsed: row.lapsed ?? false,
   };
+  return row.newest == null ? taken : { ...taken, newest: row.newest };
 }
+
+/**
+ * Whether a take in order lost its race for a user: another take held it first, after this
+ * statement's snapshot (the unique index of holders refused it; the statement wrote nothing).
+ */
+function lostRace(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
+}
+
+/** Times a take in order asks again after losing races in a row, before it reports the error. */
+const RACES = 20;
 
 class PgAlertStore implements PostgresAlertStore {
   readonly kind = 'postgres';
@@ -203,12 +226,16 @@ class PgAlertStore implements PostgresAlertStore {
     return withClient(
       client,
       async (held) => {
-        const { rowCount } = await this.#execute(held, this.#sql.accept, [
+        const { order } = options;
+        const values: unknown[] = [
           entry.id,
           JSON.stringify(entry),
           options.dedupeTtlMs,
           options.first === true,
-        ]);
+        ];
+        if (order !== undefined) values.push(order.user, Math.round(order.at));
+        const text = order === undefined ? this.#sql.accept : this.#sql.acceptInOrder;
+        const { rowCount } = await this.#execute(held, text, values);
         if (rowCount === 0) return 'duplicate';
         this.#wakeUp.now(); // this process's own waiting take looks at once
         return 'accepted';
@@ -232,9 +259,10 @@ class PgAlertStore implements PostgresAlertStore {
     if (this.#stopped || (options.wait !== false && this.#wakeUp.sleeping())) return undefined;
     this.#listener?.start();
     const started = Date.now();
+    const text = options.perUser === true ? this.#sql.takeInOrder : this.#sql.take;
     for (;;) {
       const seen = this.#wakeUp.count;
-      const { rows } = await this.#query<AlertRow & { due_in_ms: number | null }>(this.#sql.take, [
+      const { rows } = await this.#raced<AlertRow & { due_in_ms: number | null }>(text, [
         options.token,
         options.leaseMs,
       ]);
@@ -252,6 +280,32 @@ class PgAlertStore implements PostgresAlertStore {
     }
   }
 
+  /**
+   * `#query` of a statement that takes in order: asked again while it loses its race for a user
+   * (each time with a newer snapshot, which sees the other take's hold).
+   */
+  async #raced<R extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    for (let race = 1; ; race++) {
+      try {
+        return await this.#query<R>(text, values);
+      } catch (error) {
+        if (!lostRace(error) || race >= RACES) throw error;
+      }
+    }
+  }
+
+  /**
+   * A write ended the lease of an alert that held its user (as Postgres answered it: nothing of
+   * a hold is kept in this process), and no take of the same statement took that user's next
+   * alert: this process's waiting take looks at once (the user's next alert may start now).
+   */
+  #released(released: boolean | null | undefined): void {
+    if (released === true) this.#wakeUp.now();
+  }
+
   /** Whether `stopTaking` was called (read through a call: it changes during the awaits). */
   #isStopped(): boolean {
     return this.#stopped;
@@ -267,8 +321,12 @@ class PgAlertStore implements PostgresAlertStore {
     return this.#fenced(this.#sql.extend, id, token, [leaseMs, stalls ?? null]);
   }
 
-  complete(id: string, token: string): Promise<boolean> {
-    return this.#fenced(this.#sql.complete, id, token, []);
+  async complete(id: string, token: string): Promise<boolean> {
+    if (!JOB_ID.test(id)) return false;
+    const { rows } = await this.#query<{ released: boolean }>(this.#sql.complete, [id, token]);
+    const row = rows[0];
+    this.#released(row?.released);
+    return row !== undefined;
   }
 
   async completeAndTake(
@@ -278,11 +336,13 @@ class PgAlertStore implements PostgresAlertStore {
   ): ReturnType<AlertStore['completeAndTake']> {
     if (this.#stopped) return { completed: await this.complete(id, token), next: undefined };
     // An id that is no job id completes nothing; the take happens all the same.
-    const { rows } = await this.#query<AlertRow & { completed: number }>(
-      this.#sql.completeAndTake,
-      [JOB_ID.test(id) ? id : '0', token, next.token, next.leaseMs],
-    );
+    const values = [JOB_ID.test(id) ? id : '0', token, next.token, next.leaseMs];
+    const { rows } =
+      next.perUser === true
+        ? await this.#raced<CompletionRow>(this.#sql.completeAndTakeInOrder, values)
+        : await this.#query<CompletionRow>(this.#sql.completeAndTake, values);
     const row = rows[0];
+    this.#released(row?.released);
     return { completed: row?.completed === 1, next: alertRecord(row) };
   }
 
@@ -302,16 +362,22 @@ class PgAlertStore implements PostgresAlertStore {
     return written;
   }
 
-  fail(
+  async fail(
     id: string,
     token: string,
     verdict: Extract<AlertVerdict, { outcome: 'failed' }>,
   ): Promise<boolean> {
-    return this.#fenced(this.#sql.fail, id, token, [
+    if (!JOB_ID.test(id)) return false;
+    const { rows } = await this.#query<{ released: boolean }>(this.#sql.fail, [
+      id,
+      token,
       verdict.tries,
       [...verdict.succeeded],
       verdict.error.message,
     ]);
+    const row = rows[0];
+    this.#released(row?.released);
+    return row !== undefined;
   }
 
   async reclaimExpired(): Promise<number> {
@@ -326,11 +392,18 @@ class PgAlertStore implements PostgresAlertStore {
     return rows[0]?.reclaimed ?? 0;
   }
 
-  /** Deletes expired identities and failed alerts older than `keepFailedMs`, in bounded batches. */
+  /**
+   * Deletes expired identities, the newest times of users that expired, and failed alerts older
+   * than `keepFailedMs`, in bounded batches.
+   */
   async #sweep(): Promise<void> {
     try {
       for (let i = 0; i < SWEEP_BATCHES && !this.#closed; i++) {
         const { rowCount } = await this.#pool.query(this.#sql.sweepIdentities, [SWEEP_BATCH]);
+        if ((rowCount ?? 0) < SWEEP_BATCH) break;
+      }
+      for (let i = 0; i < SWEEP_BATCHES && !this.#closed; i++) {
+        const { rowCount } = await this.#pool.query(this.#sql.sweepUsers, [SWEEP_BATCH]);
         if ((rowCount ?? 0) < SWEEP_BATCH) break;
       }
       for (let i = 0; i < SWEEP_BATCHES && !this.#closed; i++) {
@@ -467,7 +540,10 @@ class PgAlertStore implements PostgresAlertStore {
  * schema (migrated at start). `accept` records the identity and the alert in one statement and
  * notifies the consumers; `take` leases the oldest due alert (`FOR UPDATE SKIP LOCKED`) and waits
  * for work when none is due; every later write is fenced by the taker's token and the lease's
- * end. Core's `createDurableQueue` runs it; most apps call `createPostgresQueue` instead.
+ * end. In order per user (`order` on accept, `perUser` on take), the take holds the alert's user
+ * on the alert's own row (a unique index allows one holder per user) and the completion or
+ * failure releases it in its own write. Core's `createDurableQueue` runs it; most apps call
+ * `createPostgresQueue` instead.
  *
  * @example
  * const store = createPostgresStore({ connection: process.env.DATABASE_URL! });

@@ -6,7 +6,16 @@
  *   on the database's clock) or `failed`); a completed alert's row is deleted;
  * - `alert_identities`: the identities `userId:triggeredAt` with their expiry, which outlive the
  *   alert's row (de-duplication for `dedupeTtlMs`);
+ * - `alert_users` (order per user): per user, the newest `triggeredAt` accepted (`newest_at`, ms)
+ *   with the same expiry as the identities;
  * - `migrations`: the versions applied.
+ *
+ * Order per user: an alert accepted in order keeps its user and time (`user_id`, `order_at`), and
+ * `holds` says that it holds its user; `alerts_user_line` lists, per user, the alert that holds it
+ * and the waiting alerts by time. The unique partial index `alerts_holder` (one row per user
+ * `WHERE holds`) is the hold itself: PostgreSQL refuses a second holder of a user, whatever two
+ * takers in any processes saw, so a take in order sets `holds` and a completion (the row goes) or
+ * a failure (`holds` cleared in the same write) releases the user with no write of its own.
  *
  * Every write of a taker is fenced by its token and the lease's end; the store writes the tries,
  * stalls and record core computed and increments nothing. Every statement is one round trip, and
@@ -49,7 +58,28 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX alerts_failed ON {schema}.alerts (failed_at, id) WHERE state = 'failed';
       CREATE INDEX alerts_failed_alert_id ON {schema}.alerts (alert_id) WHERE state = 'failed';`,
   },
+  {
+    // Order per user. Additive: three columns (no rewrite of the table: two are null, one has a
+    // constant default), two indexes that hold no row of an alert accepted without order, and a
+    // new table.
+    version: 2,
+    sql: `
+      ALTER TABLE {schema}.alerts ADD COLUMN user_id text, ADD COLUMN order_at bigint,
+        ADD COLUMN holds boolean NOT NULL DEFAULT false;
+      CREATE INDEX alerts_user_line ON {schema}.alerts (user_id, holds DESC, order_at, id)
+        WHERE user_id IS NOT NULL AND (state = 'waiting' OR holds);
+      CREATE UNIQUE INDEX alerts_holder ON {schema}.alerts (user_id) WHERE holds;
+      CREATE TABLE {schema}.alert_users (
+        user_id text PRIMARY KEY,
+        newest_at bigint NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX alert_users_expires_at ON {schema}.alert_users (expires_at);`,
+  },
 ];
+
+/** SQLSTATE `unique_violation`: in a take in order, a second holder of a user (`alerts_holder`). */
+export const UNIQUE_VIOLATION = '23505';
 
 /** The version this code writes: a schema at it needs no migration. */
 export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
@@ -90,6 +120,86 @@ function takeCtes(alerts: string, token: number, lease: number): string {
 }
 
 /**
+ * A take in order per user (`TakeOptions.perUser`), `$token` and `$lease` as `takeCtes`. An alert
+ * may start when it was accepted without order, when it holds its user (a retry due again, an
+ * alert put back by a reclaim), or when no alert holds its user and it is the user's oldest
+ * waiting alert (`order_at`, then the first accepted). One lookup in `alerts_user_line` tells:
+ * it holds each user's waiting alerts and the alert that holds the user, the holder first, then
+ * by time; an alert may start when it is the first there.
+ *
+ * The due alerts are read in the order of `alerts_due`, as a plain take reads them, one index
+ * entry at a time (each step an `ORDER BY ... LIMIT 1` from the last one), and the first that may
+ * start and that no other take locked is taken (its row found again by its `ctid`, one page read; a
+ * row changed since the statement's snapshot is locked in its newest version, which must still be
+ * waiting and due): the check comes before the lock, so that a take
+ * never locks (and so hides from the take it is due to) an alert that may not start for it. The
+ * walk keeps the plan on ordered index scans whatever the statistics: a filtered scan, planned
+ * while the table looked nearly empty, read and sorted every waiting alert.
+ *
+ * Taking sets `holds`. Two takes that saw the same user free (one statement's snapshot can be
+ * older than another take's commit) cannot both hold it: the unique index `alerts_holder` makes
+ * the second wait for the first and then refuses it (`UNIQUE_VIOLATION`, the whole statement
+ * undone); the store asks again.
+ *
+ * `completing`: the statement deletes the alerts of a `done` CTE (`completeAndTake`): the users
+ * they held count as free, and `done` runs before the take's write (the index sees that row gone).
+ */
+function orderedTakeCtes(
+  alerts: string,
+  token: number,
+  lease: number,
+  completing: boolean,
+): string {
+  const notDone = completing ? ' AND o.id NOT IN (SELECT id FROM done)' : '';
+  // The user's first entry in `alerts_user_line`, read from where the user's entries begin: a
+  // range on the index's first column, in the index's order, so that whatever the statistics say
+  // PostgreSQL reads the index in order and stops at the first entry (an equality on the user,
+  // planned while each user seemed to have one alert, read all the user's entries and sorted them).
+  const mayStart = (x: string): string => `(${x}.user_id IS NULL OR ${x}.id = (
+        SELECT o.id FROM ${alerts} AS o
+        WHERE o.user_id >= ${x}.user_id AND (o.state = 'waiting' OR o.holds)${notDone}
+        ORDER BY o.user_id, o.holds DESC, o.order_at, o.id
+        LIMIT 1))`;
+  return `next AS (
+      WITH RECURSIVE walk AS (
+        (SELECT due_at, id, user_id, ctid FROM ${alerts}
+        WHERE state = 'waiting' AND due_at <= now()
+        ORDER BY due_at, id
+        LIMIT 1)
+        UNION ALL
+        SELECT n.due_at, n.id, n.user_id, n.ctid FROM walk AS w CROSS JOIN LATERAL (
+          SELECT due_at, id, user_id, ctid FROM ${alerts}
+          WHERE state = 'waiting' AND due_at <= now() AND (due_at, id) > (w.due_at, w.id)
+          ORDER BY due_at, id
+          LIMIT 1
+        ) AS n
+      )
+      SELECT a.id FROM walk AS w JOIN ${alerts} AS a ON a.ctid = w.ctid
+      WHERE a.state = 'waiting' AND a.due_at <= now() AND ${mayStart('w')}
+      LIMIT 1
+      FOR UPDATE OF a SKIP LOCKED
+    ), taken AS (
+      UPDATE ${alerts} AS a
+      SET state = 'active', lease_token = $${String(token)},
+        lease_until = now() + $${String(lease)}::bigint ${MS}, holds = a.user_id IS NOT NULL
+      FROM next${completing ? ', (SELECT count(*) FROM done) AS d' : ''}
+      WHERE a.id = next.id
+      RETURNING a.id, a.entry, a.tries, a.succeeded, a.stalls, a.lapsed, a.user_id, a.order_at
+    )`;
+}
+
+/**
+ * `newest` of a row `t` taken in order: the newest time accepted for its user while that is
+ * remembered, else the alert's own.
+ */
+function newestOf(users: string): string {
+  return `CASE WHEN t.user_id IS NOT NULL THEN coalesce((
+        SELECT greatest(n.newest_at, t.order_at) FROM ${users} AS n
+        WHERE n.user_id = t.user_id AND n.expires_at > now()
+      ), t.order_at)::float8 END AS newest`;
+}
+
+/**
  * The row a token leases now: `$1` id, `$2` token. Only an active row has a token (every write
  * that ends a lease clears it), so the token implies the state. The state is not named, so that
  * the primary key is the only index this can use: named, it let the planner pick the partial
@@ -103,9 +213,11 @@ const FENCE = `id = $1::bigint AND lease_token = $2 AND lease_until > now()`;
 export function statements(schema: string) {
   const alerts = `${schema}.alerts`;
   const identities = `${schema}.alert_identities`;
+  const users = `${schema}.alert_users`;
   const notify = (payload: string): string => `pg_notify('${channelOf(schema)}', ${payload})`;
+  // A failed alert put back holds nothing (it is taken in its turn, like any other).
   const putBack = `state = 'waiting', due_at = now(), tries = 0, stalls = 0, lapsed = false,
-    error = NULL, failed_at = NULL`;
+    error = NULL, failed_at = NULL, holds = false`;
   return {
     /**
      * `$1` schema: what exists of the store's tables. Read from the catalog tables with the
@@ -150,6 +262,32 @@ export function statements(schema: string) {
       )
       SELECT id, ${notify(`'0'`)} FROM job`,
     /**
+     * `accept` in order per user, `$5` the user, `$6` the alert's time (ms): the alert keeps them,
+     * and the user's row keeps the newest time accepted, with the identities' expiry (a time
+     * expired is forgotten), in the same statement. A duplicate changes nothing.
+     */
+    acceptInOrder: `
+      WITH claim AS (
+        INSERT INTO ${identities} AS i (alert_id, expires_at)
+        VALUES ($1, now() + $3::bigint ${MS})
+        ON CONFLICT (alert_id) DO UPDATE SET expires_at = EXCLUDED.expires_at
+          WHERE i.expires_at <= now()
+        RETURNING alert_id
+      ), job AS (
+        INSERT INTO ${alerts} (alert_id, entry, due_at, user_id, order_at)
+        SELECT alert_id, $2, CASE WHEN $4::boolean
+          THEN timestamptz 'epoch' - (now() - timestamptz 'epoch') ELSE now() END, $5, $6::bigint
+        FROM claim RETURNING id
+      ), newest AS (
+        INSERT INTO ${users} AS u (user_id, newest_at, expires_at)
+        SELECT $5, $6::bigint, now() + $3::bigint ${MS} FROM job
+        ON CONFLICT (user_id) DO UPDATE SET
+          newest_at = CASE WHEN u.expires_at > now()
+            THEN greatest(u.newest_at, EXCLUDED.newest_at) ELSE EXCLUDED.newest_at END,
+          expires_at = greatest(u.expires_at, EXCLUDED.expires_at)
+      )
+      SELECT id, ${notify(`'0'`)} FROM job`,
+    /**
      * `$1` token, `$2` lease ms. The oldest due alert, leased, read in the order of the partial
      * index `alerts_due` (a take reads a few index entries however many alerts wait). When none
      * was due: `due_in_ms`, how long until the next delayed alert falls due (null when none).
@@ -161,6 +299,25 @@ export function statements(schema: string) {
         WHERE state = 'waiting' AND due_at > now()
       ) END AS due_in_ms
       FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true`,
+    /** `take` in order per user (`orderedTakeCtes`), with `newest`. */
+    takeInOrder: `
+      WITH ${orderedTakeCtes(alerts, 1, 2, false)}
+      SELECT t.*, ${newestOf(users)}, CASE WHEN t.id IS NULL THEN (
+        SELECT (extract(epoch FROM min(due_at) - now()) * 1000)::float8 FROM ${alerts}
+        WHERE state = 'waiting' AND due_at > now()
+      ) END AS due_in_ms
+      FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true`,
+    /**
+     * `completeAndTake` with a take in order per user: the completed alert's row goes (and with
+     * it its hold), and the take may hold that user again by its next alert.
+     */
+    completeAndTakeInOrder: `
+      WITH done AS (
+        DELETE FROM ${alerts} WHERE ${FENCE} RETURNING id, user_id, holds
+      ), ${orderedTakeCtes(alerts, 3, 4, true)}
+      SELECT (SELECT count(*) FROM done)::int AS completed, t.*, ${newestOf(users)},
+        (SELECT d.holds AND d.user_id IS DISTINCT FROM t.user_id FROM done AS d) AS released
+      FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true`,
     /** `$1` id, `$2` token, `$3` next token, `$4` lease ms: completes, and takes the next alert. */
     completeAndTake: `
       WITH done AS (
@@ -168,8 +325,12 @@ export function statements(schema: string) {
       ), ${takeCtes(alerts, 3, 4)}
       SELECT (SELECT count(*) FROM done)::int AS completed, t.*
       FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true`,
-    /** `$1` id, `$2` token. The row goes; the identity stays until it expires. */
-    complete: `DELETE FROM ${alerts} WHERE ${FENCE}`,
+    /**
+     * `$1` id, `$2` token. The row goes (and with it the hold of its user, if it held one); the
+     * identity stays until it expires. A row when it was completed: `released`, whether it held
+     * its user.
+     */
+    complete: `DELETE FROM ${alerts} WHERE ${FENCE} RETURNING holds AS released`,
     /** `$1` id, `$2` token, `$3` lease ms, `$4` stalls (null: unchanged, `lapsed` kept). */
     extend: `
       UPDATE ${alerts}
@@ -189,12 +350,17 @@ export function statements(schema: string) {
         RETURNING id
       )
       SELECT id, ${notify('($3::bigint)::text')} FROM done`,
-    /** `$1` id, `$2` token, `$3` tries, `$4` succeeded, `$5` error message. */
+    /**
+     * `$1` id, `$2` token, `$3` tries, `$4` succeeded, `$5` error message. A failed alert holds no
+     * user (retried, it waits like any other). A row when it was written: `released`, whether the
+     * alert was accepted in order (it may have held its user).
+     */
     fail: `
       UPDATE ${alerts}
       SET state = 'failed', failed_at = now(), tries = $3, succeeded = $4, error = $5,
-        lapsed = false, lease_token = NULL, lease_until = NULL
-      WHERE ${FENCE}`,
+        lapsed = false, lease_token = NULL, lease_until = NULL, holds = false
+      WHERE ${FENCE}
+      RETURNING user_id IS NOT NULL AS released`,
     /** Puts back every alert whose lease expired, marked lapsed; notifies when there were any. */
     reclaim: `
       WITH back AS (
@@ -269,6 +435,12 @@ export function statements(schema: string) {
         SELECT alert_id FROM ${identities} WHERE expires_at <= now()
         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
       )`,
+    /** `$1` batch size: deletes up to that many users whose newest time expired. */
+    sweepUsers: `
+      DELETE FROM ${users} WHERE user_id IN (
+        SELECT user_id FROM ${users} WHERE expires_at <= now()
+        ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
+      )`,
     /** `$1` ms a failed alert is kept, `$2` batch size. */
     sweepFailed: `
       DELETE FROM ${alerts} WHERE id IN (
@@ -286,7 +458,11 @@ export function statements(schema: string) {
         AND has_table_privilege('${identities}', 'SELECT')
         AND has_table_privilege('${identities}', 'INSERT')
         AND has_table_privilege('${identities}', 'UPDATE')
-        AND has_table_privilege('${identities}', 'DELETE') AS granted,
+        AND has_table_privilege('${identities}', 'DELETE')
+        AND has_table_privilege('${users}', 'SELECT')
+        AND has_table_privilege('${users}', 'INSERT')
+        AND has_table_privilege('${users}', 'UPDATE')
+        AND has_table_privilege('${users}', 'DELETE') AS granted,
         current_setting('transaction_read_only') = 'on' AS read_only`,
   };
 }

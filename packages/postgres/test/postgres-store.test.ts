@@ -43,11 +43,12 @@ describe('the Postgres store', () => {
       );
       expect(tables.rows.map((row: { table_name: string }) => row.table_name)).toEqual([
         'alert_identities',
+        'alert_users',
         'alerts',
         'migrations',
       ]);
-      const versions = await sql('SELECT version FROM first_use.migrations');
-      expect(versions.rows).toEqual([{ version: 1 }]);
+      const versions = await sql('SELECT version FROM first_use.migrations ORDER BY version');
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }

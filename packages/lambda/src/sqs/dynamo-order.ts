@@ -1,4 +1,4 @@
-import type { AlertRecord, PushOrder, UserOrderKey } from '@churn-risk/core/store';
+import { PushOrder, type AlertRecord, type UserOrderKey } from '@churn-risk/core/store';
 import { isConditionFailed, type AwsCalls } from './aws-sdk.js';
 import { epochSeconds } from './dynamo-identities.js';
 import { MAX_DELAY_SECONDS } from './sqs-message.js';
@@ -104,7 +104,7 @@ function before(a: Accepted, id: string, b: Accepted, other: string): boolean {
  * the one read: a write between the two (another claim, an acceptance of an older alert) makes it
  * read again, so no two alerts ever hold a user at once and an older alert is never passed over.
  */
-class DynamoUserLines implements SqsUserOrder {
+class DynamoUserLines extends PushOrder implements SqsUserOrder {
   readonly #table: string;
   readonly #aws: AwsCalls;
   readonly #queueUrl: string;
@@ -113,6 +113,7 @@ class DynamoUserLines implements SqsUserOrder {
   readonly #held = new Map<string, string>();
 
   constructor(order: DynamoOrder, table: string, aws: AwsCalls, queueUrl: string) {
+    super();
     this.#order = order;
     this.#table = table;
     this.#aws = aws;

@@ -3,7 +3,7 @@ import { AlertStalledError, createReceiver, type Receiver } from '@churn-risk/co
 import {
   createPushQueue,
   type AlertRecord,
-  type PushOrder,
+  PushOrder,
   type PushQueue,
   type PushVerdict,
   type UserOrderKey,
@@ -194,7 +194,15 @@ describe('createPushQueue: the push entry point', () => {
  * part, for the contract to catch: `'no-hold'` never holds (every claim goes through),
  * `'any-first'` holds but lets any waiting alert of a free user start (not the oldest first).
  */
-export class MemoryOrder implements PushOrder {
+/** A platform order of two functions. */
+function orderOf(claim: PushOrder['claim'], release: PushOrder['release']): PushOrder {
+  return new (class extends PushOrder {
+    claim = claim;
+    release = release;
+  })();
+}
+
+export class MemoryOrder extends PushOrder {
   readonly #lines = new Map<string, { id: string; at: number; seq: number; done: boolean }[]>();
   readonly #holders = new Map<string, string>();
   readonly #newest = new Map<string, number>();
@@ -204,6 +212,7 @@ export class MemoryOrder implements PushOrder {
   readonly calls: string[] = [];
 
   constructor(broken?: 'no-hold' | 'any-first') {
+    super();
     this.#broken = broken;
   }
 
@@ -405,7 +414,7 @@ describe('createPushQueue in order per user', () => {
   it("refuses a receiver with order: 'per-user' when the queue has no order, naming the option", () => {
     const queue = createPushQueue({ kind: 'x', send: () => Promise.resolve('accepted') });
     expect(() => createReceiver({ secret: SECRET, order: 'per-user', queue })).toThrow(
-      /createPushQueue\(\{ order \}\)/,
+      /needs the x queue.s order/,
     );
     // In order 'none' the order is not needed.
     const other = createPushQueue({ kind: 'x', send: () => Promise.resolve('accepted') });
@@ -499,10 +508,10 @@ describe('createPushQueue in order per user', () => {
     const queue = createPushQueue({
       kind: 'x',
       send: () => Promise.resolve('accepted'),
-      order: {
-        claim: () => Promise.resolve({ newest: answers.shift() ?? 0 }),
-        release: () => Promise.resolve(),
-      },
+      order: orderOf(
+        () => Promise.resolve({ newest: answers.shift() ?? 0 }),
+        () => Promise.resolve(),
+      ),
     });
     const receiver = createReceiver({ secret: CONTRACT_SECRET, order: 'per-user', queue });
     const seen: (string | undefined)[] = [];
@@ -519,10 +528,10 @@ describe('createPushQueue in order per user', () => {
     const queue = createPushQueue({
       kind: 'x',
       send: () => Promise.resolve('accepted'),
-      order: {
-        claim: (_message, key) => Promise.resolve({ newest: key.at }),
-        release: () => Promise.reject(new Error('D1 down')),
-      },
+      order: orderOf(
+        (_message, key) => Promise.resolve({ newest: key.at }),
+        () => Promise.reject(new Error('D1 down')),
+      ),
     });
     const receiver = createReceiver({
       secret: CONTRACT_SECRET,

@@ -9,6 +9,7 @@ import { integerOption } from '../../options/integer-option.js';
 import { runStoredTry } from '../try-protocol.js';
 import type { TryLease, TryVerdict } from '../../queue-port/try-types.js';
 import { orderKeyOf, type AlertVerdict, type UserOrderKey } from './alert-store.js';
+import type { PushOrder } from './push-order.js';
 import { DurableQueueBase } from './queue-base.js';
 
 /** Options of `createPushQueue`: the producer side of a platform queue. */
@@ -47,31 +48,6 @@ export interface PushSendOptions {
    * kept for `dedupeTtlMs` like identities.
    */
   order?: UserOrderKey;
-}
-
-/**
- * What order per user needs of a push platform (SQS, Cloudflare Queues), where the platform
- * hands out messages and core cannot pick which: before a try, the consumer holds the message's
- * user in a shared table, or sends the message back to wait.
- */
-export interface PushOrder {
-  /**
-   * Before a try of `message` (`key` is its user and time): holds the user for this alert, in one
-   * conditional write, when it may start now: no other alert holds the user, and no alert of the
-   * user recorded by `send` and not yet done is older (or this alert already holds the user: a
-   * retry or a redelivery). Resolves `{ newest }`, the newest time accepted for the user, when it
-   * holds; `{ waitMs }` when the alert must wait (it goes back to the platform queue for that
-   * long, with no try counted).
-   */
-  claim(
-    message: AlertRecord<'delivered'>,
-    key: UserOrderKey,
-  ): Promise<{ readonly newest: number } | { readonly waitMs: number }>;
-  /**
-   * After a `completed` or `failed` verdict was applied: the alert is done in the user's line and
-   * releases the user. A `retry` keeps the hold (the next try's `claim` finds the alert holding).
-   */
-  release(message: AlertRecord<'delivered'>, key: UserOrderKey): Promise<void>;
 }
 
 /**
@@ -158,7 +134,7 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
     const { order } = this.#options;
     if (order === undefined) {
       throw new TypeError(
-        `order: 'per-user' needs createPushQueue({ order }); the ${this.kind} queue has none.`,
+        `order: 'per-user' needs the ${this.kind} queue's order (createSqsQueue({ order: createDynamoOrder() }) on SQS).`,
       );
     }
     return order;
@@ -179,71 +155,33 @@ class PlatformPushQueue extends DurableQueueBase implements PushQueue {
       throw new TypeError('Give the queue to createReceiver({ queue }) before it runs messages.');
     }
     const order = this.#orderOf(processor);
-    await this.counted(async () => {
+    await this.counted(() => {
       const stored = {
         tries: message.tries,
         succeeded: message.succeeded,
         stalls: message.stalls ?? 0,
       };
       // The platform owns the delivery (no lease of ours to lose): the signal never aborts.
-      const signal = new AbortController().signal;
-      if (order === undefined) {
-        const lease: TryLease = { signal, stalls: stored.stalls };
-        return runStoredTry(
+      const lease: TryLease = { signal: new AbortController().signal, stalls: stored.stalls };
+      const start = (
+        held: TryLease,
+        applied?: (verdict: TryVerdict) => Promise<void>,
+      ): Promise<unknown> =>
+        runStoredTry(
           processor.input(message),
           stored,
           this.#maxStalls,
-          (verdict) => apply(toAlertVerdict(verdict, message.tries)),
-          lease,
+          async (verdict) => {
+            const done = await apply(toAlertVerdict(verdict, message.tries));
+            if (done) await applied?.(verdict);
+            return done;
+          },
+          held,
         );
-      }
-      const key = orderKeyOf(message);
-      const claimed = await order.claim(message, key);
-      if ('waitMs' in claimed) {
-        await apply({ outcome: 'postponed', delayMs: Math.max(0, claimed.waitMs) });
-        return undefined;
-      }
-      const { newest } = claimed;
-      const lease: TryLease = {
-        signal,
-        stalls: stored.stalls,
-        ...(newest > key.at ? { supersededBy: new Date(newest).toISOString() } : {}),
-      };
-      return runStoredTry(
-        processor.input(message),
-        stored,
-        this.#maxStalls,
-        async (verdict) => {
-          const applied = await apply(toAlertVerdict(verdict, message.tries));
-          if (applied && verdict.outcome !== 'retry') {
-            await this.#release(order, message, key, processor);
-          }
-          return applied;
-        },
-        lease,
-      );
+      if (order === undefined) return start(lease);
+      const postpone = (delayMs: number) => apply({ outcome: 'postponed', delayMs });
+      return order.run(message, postpone, start, lease, processor.logger);
     });
-  }
-
-  /**
-   * Frees the user once the alert is done. The verdict went through already, so a release that
-   * rejects must not fail it (the platform would run the alert again): it is logged, and the
-   * platform's hold lapses on its own.
-   */
-  async #release(
-    order: PushOrder,
-    message: AlertRecord<'delivered'>,
-    key: UserOrderKey,
-    processor: AlertProcessor,
-  ): Promise<void> {
-    try {
-      await order.release(message, key);
-    } catch (error) {
-      processor.logger.error(
-        { id: message.id, userId: key.user, err: error },
-        `churn-risk: alert ${message.id} did not release its user; its hold lapses.`,
-      );
-    }
   }
 
   consume(): void {
