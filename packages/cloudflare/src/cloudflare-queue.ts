@@ -2,6 +2,7 @@ import { type Logger } from '@churn-risk/core';
 import {
   createMemoryDedupeStore,
   createPushQueue,
+  describeError,
   RENAMED_OPTIONS,
   refuseUnknownOptions,
   type DedupeStore,
@@ -101,10 +102,6 @@ export const OPTION_KEYS = [
   'logger',
 ] as const satisfies readonly (keyof CloudflareQueueOptions)[];
 
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value';
-}
-
 class CloudflareQueueMode implements CloudflareQueue {
   readonly queue: PushQueue;
   readonly failed: D1FailedStore;
@@ -182,7 +179,7 @@ class CloudflareQueueMode implements CloudflareQueue {
       } catch (releaseError) {
         this.#log(
           `Alert ${entry.id} was not sent to the queue and its claim could not be released ` +
-            `(${describe(releaseError)}): its redeliveries answer duplicate until the claim expires.`,
+            `(${describeError(releaseError)}): its redeliveries answer duplicate until the claim expires.`,
           { id: entry.id, err: releaseError },
         );
       }
@@ -197,7 +194,7 @@ class CloudflareQueueMode implements CloudflareQueue {
       await this.#failedDb.prepare('SELECT 1').first();
       return { reachable: true };
     } catch (error) {
-      return { reachable: false, error: `D1 did not answer: ${describe(error)}` };
+      return { reachable: false, error: `D1 did not answer: ${describeError(error)}` };
     }
   }
 
@@ -211,7 +208,7 @@ class CloudflareQueueMode implements CloudflareQueue {
         ? this.#lineIdentities.sweep((now) => this.#order.sweepStatements(now))
         : this.#identities?.sweep());
     } catch (error) {
-      this.#log(`Expired alert identities could not be deleted (${describe(error)}).`, {
+      this.#log(`Expired alert identities could not be deleted (${describeError(error)}).`, {
         err: error,
       });
     }
@@ -269,7 +266,7 @@ class CloudflareQueueMode implements CloudflareQueue {
       this.#own.delete(message.id);
     } catch (error) {
       this.#log(
-        `The verdict for alert ${entry.id} was not stored (${describe(error)}); tried again later.`,
+        `The verdict for alert ${entry.id} was not stored (${describeError(error)}); tried again later.`,
         {
           id: entry.id,
           err: error,
@@ -324,7 +321,7 @@ class CloudflareQueueMode implements CloudflareQueue {
       this.#own.delete(message.id);
     } catch (error) {
       this.#log(
-        `Alert ${state.entry.id} was not sent again (${describe(error)}); the platform redelivers it.`,
+        `Alert ${state.entry.id} was not sent again (${describeError(error)}); the platform redelivers it.`,
         {
           id: state.entry.id,
           err: error,

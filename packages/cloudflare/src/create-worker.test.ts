@@ -135,6 +135,33 @@ describe('createWorker', () => {
     expect(handler).toHaveBeenCalledTimes(1);
   });
 
+  it('without the secret: the answer and the log line name CHURN_RISK_WEBHOOK_SECRET and wrangler secret put, not the body', async () => {
+    const error = vi.fn();
+    for (const secret of ['', (env: Env) => env.CHURN_RISK_WEBHOOK_SECRET, () => [SECRET, '']]) {
+      error.mockClear();
+      const worker = createWorker<Env>({
+        secret,
+        setup: () => undefined,
+        logger: { ...quiet, error },
+      });
+      const request = delivery();
+      const body = await request.clone().text();
+      const response = await worker.fetch(request, {}, executionContext());
+      expect(response.status).toBe(500);
+      expect(response.headers.get('content-type')).toContain('application/json');
+      const text = await response.text();
+      const { code, message } = (JSON.parse(text) as { error: { code: string; message: string } })
+        .error;
+      expect(code).toBe('INTERNAL_ERROR');
+      expect(message).toContain('npx wrangler secret put CHURN_RISK_WEBHOOK_SECRET');
+      expect(text).not.toContain(body);
+      expect(text).not.toContain(SECRET);
+      const logged = JSON.stringify(error.mock.calls);
+      expect(logged).toContain('npx wrangler secret put CHURN_RISK_WEBHOOK_SECRET');
+      expect(logged).not.toContain(SECRET);
+    }
+  });
+
   it('never puts a secret into an answer or a log line', async () => {
     const error = vi.fn();
     const other = 'whsec_other_secret_must_not_leak';

@@ -30,16 +30,14 @@ function readTracked<Env>(
 }
 
 function notSet(names: readonly string[]): IntegrationError {
-  const binding = names.length === 1 ? names[0] : undefined;
+  // The one binding read, else the variable the guides read the secret from.
+  const binding = names.length === 1 ? names[0] : 'CHURN_RISK_WEBHOOK_SECRET';
   const read = names.length > 0 ? ` (it read ${names.map((n) => `env.${n}`).join(', ')})` : '';
-  const fix =
-    binding === undefined
-      ? 'Set the secret (npx wrangler secret put <NAME>, or .dev.vars locally)'
-      : `Set it with npx wrangler secret put ${binding} (or in .dev.vars locally)`;
   return new IntegrationError(
     'INTERNAL_ERROR',
-    `The webhook secret is not set: secret(env) returned no non-empty string${read}. ${fix}; ` +
-      'until then the sender retries each delivery.',
+    `The webhook secret is not set: secret(env) returned no non-empty string${read}. Set it ` +
+      `with npx wrangler secret put ${binding} (or in .dev.vars locally); until then the sender ` +
+      'retries each delivery.',
   );
 }
 
@@ -47,7 +45,8 @@ function notSet(names: readonly string[]): IntegrationError {
  * The secret for this `env`: `source` itself, or what `source(env)` returns (a non-empty string,
  * or a non-empty array of them while rotating). When there is none, throws an `IntegrationError`
  * (code `INTERNAL_ERROR`, answered `500` so that the sender redelivers) whose message names the
- * bindings `source` read and `npx wrangler secret put <NAME>`, never a value. `createWorker` and
+ * bindings `source` read and `npx wrangler secret put` with the binding it read (`CHURN_RISK_WEBHOOK_SECRET`
+ * when it read none or several), never a value. `createWorker` and
  * `createQueueWorker` call it; call it yourself where you build the receiver from `env`, as in a
  * Hono app: `createHandler` of `@churn-risk/hono` answers the error as JSON and logs it.
  *

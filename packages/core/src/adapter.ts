@@ -3,7 +3,7 @@
  * (the ones of `@churn-risk/express`, `/koa`, `/fastify`, `/next`, `/hono`, `/lambda` and
  * `/cloudflare` are built on it): reading a Node request's raw body within the size limit,
  * writing a receiver's answer to a Node response, and the answers for what goes wrong before the
- * receiver sees the body.
+ * receiver sees the body (or before there is a receiver: `receiverFailureResult`).
  *
  * @example
  * import { handleNodeRequest, sendNodeResponse } from '@churn-risk/core/adapter';
@@ -34,6 +34,7 @@ export {
   sendNodeResponse,
   type NodeRequestOptions,
 } from './receiver/request-body.js';
+export { receiverFailureResult } from './receiver/receiver-failure.js';
 export { errorResponse, RETRY_AFTER_SECONDS } from './receiver/responses.js';
 export { WEBHOOK_ERROR_STATUS } from './errors/webhook-error-status.js';
 export { WORKERS_KEEP_ALIVE_BUDGET_MS } from './processing/keep-alive.js';

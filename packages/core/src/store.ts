@@ -42,6 +42,8 @@ export {
 export { PushOrder, type OrderedTry } from './processing/durable/push-order.js';
 export { withTimeout } from './processing/durable/queue-base.js';
 export { RENAMED_OPTIONS, refuseUnknownOptions } from './options/known-options.js';
+export { integerOption } from './options/integer-option.js';
+export { describeError } from './errors/describe-error.js';
 export type {
   AcceptOptions,
   AcceptResult,

@@ -1,3 +1,4 @@
+import { createReceiver } from '@churn-risk/core';
 import { RAW_BODY_MISSING, rawBodyMissingResult } from '@churn-risk/core/adapter';
 import express, { type RequestHandler } from 'express';
 import request from 'supertest';
@@ -5,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMiddleware, rawBodySaver } from './index.js';
 import { createRecordingReceivers } from '../../../test/support/recording-receivers.js';
 import { alertBodies, signedHeaders } from '../../../test/support/signed-alerts.js';
+import { expectSecretError, NODE_HINT, UNSET_SECRETS } from '../../../test/support/secret-hint.js';
 
 const SECRET = 'whsec_express_test_5b1d';
 const alertBody = alertBodies('express');
@@ -125,4 +127,20 @@ describe('createMiddleware mounting', () => {
     const post = await request(app).post('/hooks/churn').set(signed(body)).send(body);
     expect(post.status).toBe(202);
   });
+});
+
+describe('a receiver made with an unset secret', () => {
+  it.each(UNSET_SECRETS)(
+    '%s: createReceiver throws a TypeError naming CHURN_RISK_WEBHOOK_SECRET and the process environment',
+    (_name, secret) => {
+      const env: Record<string, unknown> = { CHURN_RISK_WEBHOOK_SECRET: secret };
+      expectSecretError(() => {
+        const app = express();
+        app.post(
+          '/webhooks/churn-risk',
+          createMiddleware(createReceiver({ secret: env.CHURN_RISK_WEBHOOK_SECRET as string })),
+        );
+      }, NODE_HINT);
+    },
+  );
 });

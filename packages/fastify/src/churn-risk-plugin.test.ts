@@ -1,4 +1,4 @@
-import { type Receiver } from '@churn-risk/core';
+import { createReceiver, type Receiver } from '@churn-risk/core';
 import { signPayload } from '@churn-risk/core/testing';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { request as httpRequest } from 'node:http';
@@ -9,6 +9,7 @@ import {
   createRecordingReceivers,
   type RecordingReceivers,
 } from '../../../test/support/recording-receivers.js';
+import { expectSecretError, NODE_HINT, UNSET_SECRETS } from '../../../test/support/secret-hint.js';
 
 const SECRET = 'whsec_fastify_test_8e2a';
 let sequence = 0;
@@ -282,4 +283,21 @@ describe('churnRiskPlugin', () => {
     });
     expect(response.statusCode).toBe(202);
   });
+});
+
+describe('a receiver made with an unset secret', () => {
+  it.each(UNSET_SECRETS)(
+    '%s: createReceiver throws a TypeError naming CHURN_RISK_WEBHOOK_SECRET and the process environment',
+    async (_name, secret) => {
+      const env: Record<string, unknown> = { CHURN_RISK_WEBHOOK_SECRET: secret };
+      const app = Fastify();
+      expectSecretError(() => {
+        void app.register(churnRiskPlugin, {
+          receiver: createReceiver({ secret: env.CHURN_RISK_WEBHOOK_SECRET as string }),
+          path: '/webhooks/churn-risk',
+        });
+      }, NODE_HINT);
+      await app.close();
+    },
+  );
 });

@@ -440,23 +440,31 @@ describe('createHandler((c) => receiver): the receiver made from the request', (
     expect(made()).toBe(2);
   });
 
-  it('answers a missing secret 500 INTERNAL_ERROR in JSON, naming the variable and how to set it, and logs it', async () => {
-    captureErrors();
-    const { app } = lazyApp((secret) => createReceiver({ secret: secret as string }));
-    const body = alertBody();
-    const response = await app.request(post(body), {}, {});
-    expect(response.status).toBe(500);
-    expect(response.headers.get('content-type')).toContain('application/json');
-    const { error } = (await response.json()) as ErrorBody;
-    expect(error.code).toBe('INTERNAL_ERROR');
-    expect(error.message).toContain('could not create its churn-risk receiver');
-    expect(error.message).toContain('webhook secret is required');
-    expect(error.message).toContain('npx wrangler secret put CHURN_RISK_WEBHOOK_SECRET');
-    expect(error.message).toContain('process environment');
-    expect(errors).toHaveLength(1);
-    expect(errors[0]?.[0]).toBe(error.message);
-    expect(errors[0]?.[1]).toMatchObject({ code: 'INTERNAL_ERROR' });
-  });
+  it.each([
+    ['missing', {}],
+    ['empty', { CHURN_RISK_WEBHOOK_SECRET: '' }],
+  ])(
+    'answers a %s secret 500 INTERNAL_ERROR in JSON, naming the variable and how to set it, and logs it',
+    async (_name, env) => {
+      captureErrors();
+      const { app } = lazyApp((secret) => createReceiver({ secret: secret as string }));
+      const body = alertBody();
+      const response = await app.request(post(body), {}, env);
+      expect(response.status).toBe(500);
+      expect(response.headers.get('content-type')).toContain('application/json');
+      const { error } = (await response.json()) as ErrorBody;
+      expect(error.code).toBe('INTERNAL_ERROR');
+      expect(error.message).toBe(
+        'The handler could not create its churn-risk receiver. A webhook secret is required: ' +
+          'set CHURN_RISK_WEBHOOK_SECRET (or the variable you pass as secret) on Cloudflare ' +
+          'Workers with npx wrangler secret put CHURN_RISK_WEBHOOK_SECRET (locally: in ' +
+          '.dev.vars), elsewhere in the process environment.',
+      );
+      expect(errors).toHaveLength(1);
+      expect(errors[0]?.[0]).toBe(error.message);
+      expect(errors[0]?.[1]).toMatchObject({ code: 'INTERNAL_ERROR' });
+    },
+  );
 
   it('answers an IntegrationError (as resolveSecret of @churn-risk/cloudflare throws) as it is', async () => {
     captureErrors();

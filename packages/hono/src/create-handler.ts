@@ -1,8 +1,8 @@
-import { IntegrationError, type Receiver } from '@churn-risk/core';
+import { type Receiver } from '@churn-risk/core';
 import { refuseUnknownOptions } from '@churn-risk/core/store';
 import {
-  errorResponse,
   rawBodyMissingError,
+  receiverFailureResult,
   type ReceiverResult,
   type WaitUntil,
 } from '@churn-risk/core/adapter';
@@ -80,35 +80,10 @@ async function handlePost(
  */
 export type HonoReceiverSource = Receiver | ((c: Context) => Receiver);
 
-/**
- * The failure of a receiver function as the handler answers and logs it: an `IntegrationError`
- * as it is (`resolveSecret` of `@churn-risk/cloudflare` names the binding and `wrangler secret
- * put`), a `TypeError` (what `createReceiver` throws for a missing secret or a bad option; it
- * describes options, never their values) with its message and how to set the secret, anything
- * else (the user's own code) without its message.
- */
-function receiverFailure(error: unknown): IntegrationError {
-  if (error instanceof IntegrationError) return error;
-  const detail = error instanceof TypeError ? ` ${error.message}` : '';
-  const fix = /secret/i.test(detail)
-    ? ' Set the environment variable your code reads the secret from (CHURN_RISK_WEBHOOK_SECRET ' +
-      'in the guides): on Cloudflare Workers with npx wrangler secret put ' +
-      'CHURN_RISK_WEBHOOK_SECRET (or in .dev.vars locally), elsewhere in the process environment.'
-    : '';
-  return new IntegrationError(
-    'INTERNAL_ERROR',
-    `The handler could not create its churn-risk receiver.${detail}${fix}`,
-    { cause: error },
-  );
-}
-
-/** Logs a receiver function's failure as the receiver logs its own 5xx, and answers it. */
-function answerFailure(error: unknown): Response {
-  const failure = receiverFailure(error);
-  const fields = failure === error ? { code: failure.code } : { code: failure.code, err: error };
-  console.error(failure.message, fields);
-  return toResponse(errorResponse(failure));
-}
+/** How to set the secret, named when the receiver function failed for a missing one. */
+const SECRET_FIX =
+  'on Cloudflare Workers with npx wrangler secret put CHURN_RISK_WEBHOOK_SECRET (locally: in ' +
+  '.dev.vars), elsewhere in the process environment';
 
 /**
  * Creates a Hono handler that hands churn-risk webhook deliveries to `receiver` and answers with
@@ -125,9 +100,11 @@ function answerFailure(error: unknown): Response {
  * secret is known only at the request: `c.env` on Cloudflare Workers). The function is called on
  * every request, so keep the receiver it makes (`receiver ??= ...`). When it throws, the answer is
  * `500` `{"error":{"code":"INTERNAL_ERROR","message":...}}` and the message is logged with
- * `console.error`: an `IntegrationError` as it is (`resolveSecret` of `@churn-risk/cloudflare`
- * names the unset binding and `wrangler secret put`), a `TypeError` of `createReceiver` (a missing
- * secret, a bad option) with its message and, for the secret, how to set it; never a value.
+ * `console.error` (`receiverFailureResult` of `@churn-risk/core/adapter`): an `IntegrationError`
+ * as it is (`resolveSecret` of `@churn-risk/cloudflare` names the unset binding and `wrangler
+ * secret put`); for a missing or empty secret given to `createReceiver`, that one is required and
+ * how to set `CHURN_RISK_WEBHOOK_SECRET` (`wrangler secret put` on Cloudflare Workers, the process
+ * environment elsewhere); for a bad option, its `TypeError`'s message; never a value.
  *
  * @example
  * app.post('/webhooks/churn-risk', createHandler(receiver));
@@ -144,7 +121,7 @@ export function createHandler(
     try {
       receiver = typeof source === 'function' ? source(c) : source;
     } catch (error) {
-      return answerFailure(error);
+      return toResponse(receiverFailureResult(error, 'handler', SECRET_FIX));
     }
     let waitUntil: WaitUntil | undefined;
     try {

@@ -1,3 +1,4 @@
+import { createReceiver } from '@churn-risk/core';
 import { RAW_BODY_MISSING, rawBodyMissingResult } from '@churn-risk/core/adapter';
 import { bodyParser as koaBodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
@@ -9,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMiddleware } from './index.js';
 import { createRecordingReceivers } from '../../../test/support/recording-receivers.js';
 import { alertBodies, signedHeaders } from '../../../test/support/signed-alerts.js';
+import { expectSecretError, NODE_HINT, UNSET_SECRETS } from '../../../test/support/secret-hint.js';
 
 const SECRET = 'whsec_koa_test_71d3';
 const PATH = '/webhooks/churn-risk';
@@ -150,4 +152,21 @@ describe('createMiddleware answers through ctx', () => {
     expect(seen).toEqual([]);
     expect(errors).toEqual([]);
   });
+});
+
+describe('a receiver made with an unset secret', () => {
+  it.each(UNSET_SECRETS)(
+    '%s: createReceiver throws a TypeError naming CHURN_RISK_WEBHOOK_SECRET and the process environment',
+    (_name, secret) => {
+      const env: Record<string, unknown> = { CHURN_RISK_WEBHOOK_SECRET: secret };
+      expectSecretError(() => {
+        const router = new Router();
+        router.post(
+          PATH,
+          createMiddleware(createReceiver({ secret: env.CHURN_RISK_WEBHOOK_SECRET as string })),
+        );
+        new Koa().use(router.routes());
+      }, NODE_HINT);
+    },
+  );
 });

@@ -1,4 +1,5 @@
 import {
+  createQueueReceiver,
   createReceiver,
   type ChurnRiskAlert,
   type Receiver,
@@ -6,7 +7,7 @@ import {
 } from '@churn-risk/core';
 import { createDurableQueue, createMemoryStore } from '@churn-risk/core/store';
 import { createTestDelivery, signPayload } from '@churn-risk/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   NOW_S,
   SECRET,
@@ -25,7 +26,13 @@ import {
   type EventInput,
 } from './aws-events.test-util.js';
 import {
+  expectSecretError,
+  LAMBDA_HINT,
+  UNSET_SECRETS,
+} from '../../../test/support/secret-hint.js';
+import {
   createLambdaHandler,
+  createSqsQueue,
   type LambdaHttpEvent,
   type LambdaHttpResult,
   type SqsEvent,
@@ -521,4 +528,32 @@ describe('the README', () => {
     expect(result.statusCode).toBe(202);
     expect(seen).toEqual(['user_readme']);
   });
+});
+
+describe('a receiver made with an unset secret, on Lambda', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it.each(UNSET_SECRETS)(
+    "%s: createReceiver throws a TypeError naming CHURN_RISK_WEBHOOK_SECRET and the function's configuration",
+    (_name, secret) => {
+      vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'churn-risk-webhook'); // set by Lambda's runtime
+      const env: Record<string, unknown> = { CHURN_RISK_WEBHOOK_SECRET: secret };
+      expectSecretError(() => {
+        createLambdaHandler(createReceiver({ secret: env.CHURN_RISK_WEBHOOK_SECRET as string }));
+      }, LAMBDA_HINT);
+      // Queue mode (docs/lambda.md): createQueueReceiver with createSqsQueue, the same.
+      const queue = createSqsQueue({
+        queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/alerts',
+        dedupeTable: 'identities',
+        failedTable: 'failed',
+      });
+      expectSecretError(() => {
+        createLambdaHandler(
+          createQueueReceiver({ secret: env.CHURN_RISK_WEBHOOK_SECRET as string, queue }),
+        );
+      }, LAMBDA_HINT);
+    },
+  );
 });

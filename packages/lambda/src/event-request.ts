@@ -17,7 +17,8 @@ export interface EventRequest {
   headers: HeadersInput;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** A non-null object. */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 

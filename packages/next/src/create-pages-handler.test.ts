@@ -255,6 +255,7 @@ describe('createPagesHandler(() => receiver): made at the request', () => {
       expect(error.code).toBe('INTERNAL_ERROR');
       expect(error.message).toContain('webhook secret is required');
       expect(error.message).toContain('CHURN_RISK_WEBHOOK_SECRET');
+      expect(error.message).toContain("in the deployment's environment variables (on Vercel");
       expect(logged).toHaveLength(1);
     } finally {
       console.error = realError;

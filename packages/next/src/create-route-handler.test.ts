@@ -157,10 +157,12 @@ describe('createRouteHandler(() => receiver): made at the request', () => {
       expect(response.headers.get('content-type')).toContain('application/json');
       const { error } = (await response.json()) as { error: { code: string; message: string } };
       expect(error.code).toBe('INTERNAL_ERROR');
-      expect(error.message).toContain('could not create its churn-risk receiver');
-      expect(error.message).toContain('webhook secret is required');
-      expect(error.message).toContain('CHURN_RISK_WEBHOOK_SECRET');
-      expect(error.message).toContain('Environment Variables');
+      expect(error.message).toBe(
+        'The route could not create its churn-risk receiver. A webhook secret is required: set ' +
+          "CHURN_RISK_WEBHOOK_SECRET (or the variable you pass as secret) in the deployment's " +
+          'environment variables (on Vercel: Project Settings, Environment Variables; locally: ' +
+          '.env.local), then redeploy.',
+      );
       expect(logged).toHaveLength(1);
       expect(logged[0]?.[0]).toBe(error.message);
     } finally {

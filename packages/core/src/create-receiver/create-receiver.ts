@@ -169,10 +169,8 @@ class WebhookReceiver implements Receiver {
     );
     runner.order = config.order;
     this.#queue.attach(runner, { consume: config.consume });
-    const handle = (request: ReceiverRequest): Promise<ReceiverResult> => this.handle(request);
-    const refuse = (error: unknown): ReceiverResult => this.refuse(error);
-    this.fetch = createFetchHandler(handle, config.maxBodyBytes, refuse, config.bodyTimeoutMs);
-    this.node = createNodeHandler(handle, config.maxBodyBytes, refuse, config.bodyTimeoutMs);
+    this.fetch = createFetchHandler(this);
+    this.node = createNodeHandler(this);
   }
 
   get maxBodyBytes(): number {
@@ -474,8 +472,18 @@ class WebhookReceiver implements Receiver {
   }
 }
 
-/** `createReceiver`'s queue when none is given: in memory, made of `maxQueue` and `dedupe`. */
+/**
+ * `createReceiver`'s queue when none is given: in memory, made of `maxQueue` and `dedupe`. It
+ * processes alerts where they were accepted, so `consume` must be `true` (the default) with it.
+ */
 function memoryQueueOf(options: ReceiverOptions, now: () => number): AlertQueue {
+  const consume = options.consume ?? true;
+  if (consume !== true) {
+    throw new TypeError(
+      `consume: ${JSON.stringify(consume)} needs a durable queue (e.g. createRedisQueue from ` +
+        '@churn-risk/redis): the in-memory queue processes alerts only where they were accepted.',
+    );
+  }
   return createMemoryQueue({
     ...(options.maxQueue === undefined ? {} : { maxQueue: options.maxQueue }),
     ...(options.dedupeTtlMs === undefined ? {} : { dedupeTtlMs: options.dedupeTtlMs }),

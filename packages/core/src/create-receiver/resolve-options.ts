@@ -85,15 +85,8 @@ function checkQueue(options: ReceiverOptions, mode: 'async' | 'sync'): AlertQueu
   if (typeof consume !== 'boolean' && consume !== 'invocation') {
     throw new TypeError("consume must be true, false or 'invocation'.");
   }
-  if (queue === undefined) {
-    if (consume !== true) {
-      throw new TypeError(
-        `consume: ${JSON.stringify(consume)} needs a durable queue (e.g. createRedisQueue from ` +
-          '@churn-risk/redis): the in-memory queue processes alerts only where they were accepted.',
-      );
-    }
-    return undefined;
-  }
+  // Without a queue, the default queue (createReceiver's in-memory one) checks `consume`.
+  if (queue === undefined) return undefined;
   if (consume === 'invocation' && typeof (queue as Partial<AlertQueue>).sweep !== 'function') {
     throw new TypeError(
       `consume: 'invocation' needs a durable pull-based queue (createRedisQueue, ` +

@@ -1,14 +1,10 @@
 import { ChurnRiskError } from './churn-risk-error.js';
+import { describeError } from './describe-error.js';
 /** A handler that failed a try: its registration index, its id when it has one, and its error. */
 export interface FailedHandler {
   index: number;
   id: string | undefined;
   error: unknown;
-}
-
-function summary(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return typeof error === 'string' ? error : 'a non-Error value was thrown';
 }
 
 /**
@@ -26,7 +22,7 @@ export class HandlersFailedError extends ChurnRiskError {
     const names = failures.map((failure) => failure.id ?? `#${String(failure.index)}`);
     const first = failures[0]?.error;
     const which = names.length === 1 ? `Handler ${names.join('')}` : `Handlers ${names.join(', ')}`;
-    super(`${which} failed: ${summary(first)}`, { cause: first });
+    super(`${which} failed: ${describeError(first)}`, { cause: first });
     this.handlers = names;
   }
 }

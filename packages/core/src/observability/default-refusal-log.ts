@@ -1,5 +1,6 @@
 import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
 import type { Logger } from './logger.js';
+import { startTimer } from '../processing/unref-timer.js';
 
 /**
  * The longest the default log stays silent while deliveries keep being refused with one of the
@@ -57,13 +58,7 @@ const SUMMARISED_STATUSES: readonly number[] = [401, 413, 400];
 export type ScheduleSummary = (run: () => void, ms: number) => () => void;
 
 /** `setTimeout`, `unref`'d where the platform can (Node, Bun, Deno): a summary never holds an exit. */
-export function scheduleUnrefd(run: () => void, ms: number): () => void {
-  const timer = setTimeout(run, ms);
-  (timer as { unref?: () => void }).unref?.();
-  return () => {
-    clearTimeout(timer);
-  };
-}
+export const scheduleUnrefd: ScheduleSummary = startTimer;
 
 /** What the default log does with each refusal, and at `receiver.close()`. */
 export interface DefaultRefusalLog {

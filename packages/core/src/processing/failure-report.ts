@@ -1,15 +1,10 @@
 import type { AlertContext } from '../queue-port/handler-types.js';
 import type { TryInput } from '../queue-port/try-types.js';
+import { describeError } from '../errors/describe-error.js';
 
 // Failure reporting, the try protocol's last step: what remains failed after an alert's last try
 // goes to the `onError` handlers, once, with the context of that try (built by the caller, the
 // try runner or the keep-alive guard).
-
-/** An error in a few words, for a log line. */
-export function describe(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return typeof error === 'string' ? error : 'a non-Error value was thrown';
-}
 
 /**
  * Calls each `onError` handler with `error` and the context of the try it ended with; one that
@@ -28,8 +23,8 @@ export async function callErrorHandlers(
       } catch (secondary) {
         observer.logger.error(
           { id: input.id, err: secondary },
-          `An onError handler failed for alert ${input.id} (${describe(secondary)}); ` +
-            `the handler error was: ${describe(error)}`,
+          `An onError handler failed for alert ${input.id} (${describeError(secondary)}); ` +
+            `the handler error was: ${describeError(error)}`,
         );
       }
     }),

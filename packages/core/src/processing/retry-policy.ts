@@ -1,4 +1,5 @@
 import { defaultShouldRetry } from '../errors/non-retryable-error.js';
+import { integerOption } from '../options/integer-option.js';
 import type { RetryPolicy } from '../queue-port/try-types.js';
 import type { RetryOptions } from '../receiver/types.js';
 
@@ -16,10 +17,7 @@ export function defaultBackoffMs(attempt: number): number {
 /** Reads the `retries` option: a count, or `{ retries, backoffMs, shouldRetry }`. */
 export function resolveRetryPolicy(option: number | RetryOptions | undefined): RetryPolicy {
   const settings: RetryOptions = typeof option === 'number' ? { retries: option } : (option ?? {});
-  const retries = settings.retries ?? DEFAULT_HANDLER_RETRIES;
-  if (!Number.isInteger(retries) || retries < 0) {
-    throw new TypeError('retries must be a whole number of at least 0.');
-  }
+  const retries = integerOption('retries', settings.retries ?? DEFAULT_HANDLER_RETRIES, 0);
   const backoff = settings.backoffMs ?? defaultBackoffMs;
   if (typeof backoff !== 'function') throw new TypeError('retries.backoffMs must be a function.');
   const shouldRetry = settings.shouldRetry ?? defaultShouldRetry;

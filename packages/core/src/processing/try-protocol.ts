@@ -9,7 +9,8 @@ import type { ReceiverObserver } from '../observability/receiver-observer.js';
 import { fromTraceCarrier } from '../observability/trace-carrier.js';
 import type { ReceiverTelemetry, TryRecord } from '../observability/telemetry.js';
 import type { AlertProcessor } from '../queue-port/alert-queue.js';
-import { describe, reportFailure } from './failure-report.js';
+import { describeError } from '../errors/describe-error.js';
+import { reportFailure } from './failure-report.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import type {
   AlertContext,
@@ -164,7 +165,7 @@ function mayRetry(input: TryInput, error: unknown, attempt: number): boolean {
     return input.retry.shouldRetry(error, attempt);
   } catch (thrown) {
     input.observer.internalError(
-      `retries.shouldRetry threw for alert ${input.id} (${describe(thrown)}); ` +
+      `retries.shouldRetry threw for alert ${input.id} (${describeError(thrown)}); ` +
         'the default decided instead',
       { id: input.id, err: thrown },
     );

@@ -1,7 +1,8 @@
 import { rawBodyMissingError } from './raw-body-missing.js';
 import { deliveryRefusal } from '../errors/delivery-refusal.js';
+import { startTimer } from '../processing/unref-timer.js';
 import { payloadTooLarge, requestTimeout } from '../errors/delivery-rejected-error.js';
-import type { RawBody } from '../signature/bytes.js';
+import { utf8Encoder, type RawBody } from '../signature/bytes.js';
 import type { NodeBodyStream, NodeRequest, NodeResponse } from './node-types.js';
 import type { Receiver, ReceiverResult, WaitUntil } from './types.js';
 
@@ -11,15 +12,6 @@ import type { Receiver, ReceiverResult, WaitUntil } from './types.js';
 
 /** How long a body may take to arrive whole, by default: 10 seconds. */
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
-
-/** `setTimeout` that never holds a process open (`unref` where the platform has it). */
-function startTimer(run: () => void, ms: number): () => void {
-  const timer = setTimeout(run, ms) as unknown as { unref?: () => void };
-  timer.unref?.();
-  return () => {
-    clearTimeout(timer as unknown as Parameters<typeof clearTimeout>[0]);
-  };
-}
 
 /**
  * The declared `Content-Length`, when it is a plain decimal number; `undefined` otherwise (the
@@ -101,8 +93,6 @@ export async function readWebBody(
   return collector.bytes();
 }
 
-const encoder = /* @__PURE__ */ new TextEncoder();
-
 /**
  * Reads a Node request body (an `IncomingMessage` or any `Readable`) into bytes, with the limit
  * enforced while reading: a `Content-Length` above `maxBytes` rejects before anything is read, and
@@ -158,7 +148,9 @@ export function readNodeBody(
     };
     function onData(chunk: unknown): void {
       try {
-        collector.push(typeof chunk === 'string' ? encoder.encode(chunk) : (chunk as Uint8Array));
+        collector.push(
+          typeof chunk === 'string' ? utf8Encoder.encode(chunk) : (chunk as Uint8Array),
+        );
       } catch (error) {
         fail(error);
       }

@@ -98,8 +98,3 @@ export function awsCalls(
 export function isConditionFailed(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
-
-/** An error as one line, without anything but its name and message. */
-export function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : 'a non-Error value';
-}

@@ -1,4 +1,5 @@
 import type { AlertRecord } from '@churn-risk/core/store';
+import { isObject } from '../event-request.js';
 
 /**
  * The body of a queue mode message (JSON): the accepted alert, the tries made before the one this
@@ -37,9 +38,6 @@ export function messageOf(
 export function delaySecondsOf(delayMs: number): number {
   return Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(delayMs / 1000)));
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null;
 
 const isCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0;

@@ -1,6 +1,6 @@
 import type { AwsSdkClient } from './aws-sdk.js';
 import type { DynamoOrder } from './dynamo-order.js';
-import { refuseUnknownOptions } from '@churn-risk/core/store';
+import { integerOption, refuseUnknownOptions } from '@churn-risk/core/store';
 
 /** Options of `createSqsQueue`. */
 export interface SqsQueueOptions {
@@ -104,11 +104,7 @@ function client(option: string, value: unknown, pkg: string): AwsSdkClient | und
 }
 
 function whole(option: string, value: number | undefined, fallback: number, min: number): number {
-  const chosen = value ?? fallback;
-  if (!Number.isInteger(chosen) || chosen < min) {
-    throw new TypeError(`${option} must be a whole number of at least ${min}.`);
-  }
-  return chosen;
+  return integerOption(option, value ?? fallback, min);
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   createPushQueue,
+  describeError,
   withTimeout,
   type AcceptResult,
   type AlertProcessor,
@@ -11,7 +12,7 @@ import {
   type QueueHealth,
   type UserOrderKey,
 } from '@churn-risk/core/store';
-import { awsCalls, describeError, type AwsCalls } from './aws-sdk.js';
+import { awsCalls, type AwsCalls } from './aws-sdk.js';
 import { DynamoFailedTable } from './dynamo-failed-table.js';
 import { DynamoIdentities } from './dynamo-identities.js';
 import type { DynamoOrderBinding, SqsUserOrder } from './dynamo-order.js';

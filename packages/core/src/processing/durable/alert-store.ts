@@ -1,4 +1,5 @@
 import type { AlertRecord, QueueHealth } from '../../queue-port/alert-queue.js';
+import { integerOption } from '../../options/integer-option.js';
 
 /** How an alert is stored (`AlertStore.accept`). */
 export interface StoreAcceptOptions {
@@ -112,11 +113,10 @@ export function resolveFailedListOptions(options: FailedListOptions = {}): {
   limit: number;
   offset: number;
 } {
-  const limit = options.limit ?? 50;
-  const offset = options.offset ?? 0;
-  if (!Number.isInteger(limit) || limit < 1) throw new TypeError('limit must be at least 1.');
-  if (!Number.isInteger(offset) || offset < 0) throw new TypeError('offset must be at least 0.');
-  return { limit, offset };
+  return {
+    limit: integerOption('limit', options.limit ?? 50, 1),
+    offset: integerOption('offset', options.offset ?? 0, 0),
+  };
 }
 
 /** Alerts by state, across every process that shares the store. */
