@@ -24,6 +24,7 @@ describe('the worker handler (idempotent by alert identity)', () => {
       signal: new AbortController().signal,
       stalls: 0,
       handlerId: undefined,
+      supersededBy: undefined,
       idempotencyKey: `${alert.userId}:${alert.triggeredAt}`,
     };
     const lines: string[] = [];
