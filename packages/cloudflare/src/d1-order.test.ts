@@ -1,12 +1,11 @@
 import { NonRetryableError, createReceiver } from '@churn-risk/core';
 import type { AlertRecord, UserOrderKey } from '@churn-risk/core/store';
-import { createTestDelivery } from '@churn-risk/core/testing';
-import { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { D1Database } from './bindings.js';
 import { createCloudflareQueue, type CloudflareQueue } from './cloudflare-queue.js';
 import { D1Identities } from './d1-identities.js';
 import { D1UserOrder, HOLD_MS, POSTPONE_MS } from './d1-order.js';
+import { d1Databases, deliveryInit } from './d1.test-util.js';
 import { MemoryQueues } from './memory-queues.test-util.js';
 
 // Queue mode's order per user in D1 (real D1: SQLite in workerd, through miniflare's bindings
@@ -15,29 +14,8 @@ import { MemoryQueues } from './memory-queues.test-util.js';
 // order.workerd.test.ts runs the worker in workerd on miniflare's own Queues.
 
 const SECRET = 'whsec_d1_order';
-const DATABASES = Array.from({ length: 12 }, (_, i) => `DB${String(i)}`);
-let mf: Miniflare;
-let nextDb = 0;
 
-beforeAll(async () => {
-  mf = new Miniflare({
-    modules: true,
-    script: 'export default { fetch() { return new Response(null, { status: 404 }); } }',
-    compatibilityDate: '2025-09-01',
-    d1Databases: DATABASES,
-  });
-  await mf.ready;
-});
-
-afterAll(async () => {
-  await mf?.dispose();
-});
-
-async function freshDb(): Promise<D1Database> {
-  const name = DATABASES[nextDb++];
-  if (name === undefined) throw new Error('no D1 database left: add one to DATABASES');
-  return await mf.getD1Database(name);
-}
+const freshDb = d1Databases(12);
 
 const HOUR = 3_600_000;
 const at = (minute: number): string => new Date(Date.UTC(2026, 4, 1, 10, minute)).toISOString();
@@ -190,20 +168,11 @@ class Platform {
   }
 }
 
-function delivery(
+const delivery = (
   userId: string,
   minute: number,
-): {
-  method: string;
-  headers: Record<string, string>;
-  body: string;
-} {
-  const { headers, body } = createTestDelivery(
-    { userId, triggeredAt: at(minute) },
-    { secret: SECRET },
-  );
-  return { method: 'POST', headers, body };
-}
+): { method: string; headers: Record<string, string>; body: string } =>
+  deliveryInit({ userId, triggeredAt: at(minute) }, SECRET);
 
 const quiet = {
   logger: {
