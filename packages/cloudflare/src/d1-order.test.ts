@@ -5,6 +5,7 @@ import type { D1Database } from './bindings.js';
 import { createCloudflareQueue, type CloudflareQueue } from './cloudflare-queue.js';
 import { D1Identities } from './d1-identities.js';
 import { D1UserOrder, HOLD_MS, POSTPONE_MS } from './d1-order.js';
+import { quietLogger } from '../../../test/support/quiet-logger.js';
 import { d1Databases, deliveryInit } from './d1.test-util.js';
 import { MemoryQueues } from './memory-queues.test-util.js';
 
@@ -174,14 +175,7 @@ const delivery = (
 ): { method: string; headers: Record<string, string>; body: string } =>
   deliveryInit({ userId, triggeredAt: at(minute) }, SECRET);
 
-const quiet = {
-  logger: {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: () => undefined,
-    error: () => undefined,
-  },
-};
+const quiet = { logger: quietLogger };
 
 /** A receiver in order per user on `isolate`, logging each run (`minute@attempt`) into `runs`. */
 function orderedOn(

@@ -2,19 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { createReceiver, type AlertContext, type ChurnRiskAlert } from '@churn-risk/core';
 import { createDurableQueue, createMemoryStore } from '@churn-risk/core/store';
 import { alertOf } from '../testing/order-cases.js';
-import { delivery, SECRET, sleep } from '../testing/support.js';
+import { delivery, quietLogger, SECRET, sleep } from '../testing/support.js';
 
 // Order per user on the in-memory queue (the default) and on the durable memory store: the
 // stale-overwrite story of the issue that asked for it, and what a handler sees.
 
-const quiet = {
-  logger: {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: () => undefined,
-    error: () => undefined,
-  },
-};
+const quiet = { logger: quietLogger };
 
 describe("createReceiver({ order: 'per-user' }) on the in-memory queue", () => {
   it('an older alert whose first try failed no longer overwrites a newer one', async () => {
