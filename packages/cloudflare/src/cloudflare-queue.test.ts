@@ -12,7 +12,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import type { D1Database, D1Statement, QueueProducer } from './bindings.js';
 import { createCloudflareQueue, delaySecondsOf, type CloudflareQueue } from './cloudflare-queue.js';
-import { d1Databases, deliveryInit } from './d1.test-util.js';
+import { D1Isolates, d1Databases, deliveryInit } from './d1.test-util.js';
 import { MemoryQueues } from './memory-queues.test-util.js';
 
 // Queue mode's code run in Node against a real D1 (SQLite in workerd, through miniflare's
@@ -76,39 +76,13 @@ function refusingDelayedSends(
 }
 
 /** One shared platform (Queues, D1) and any number of isolates on it. */
-class Platform implements ReceiverPlatform {
-  readonly queues = new MemoryQueues({
-    alerts: { maxRetries: 3, deadLetterQueue: 'alerts-dlq' },
-  });
-  readonly isolates: CloudflareQueue[] = [];
-  readonly db: D1Database;
-  /** The Queue's producer as the isolates see it. */
-  producer: QueueProducer = this.queues.producer('alerts');
-
+class Platform extends D1Isolates implements ReceiverPlatform {
   constructor(db: D1Database) {
-    this.db = db;
+    super(db, { maxRetries: 3 });
   }
 
   queue(): CloudflareQueue['queue'] {
     return this.isolate().queue;
-  }
-
-  isolate(): CloudflareQueue {
-    const isolate = createCloudflareQueue({
-      producer: this.producer,
-      dedupe: this.db,
-      failed: this.db,
-      deadLetterQueue: 'alerts-dlq',
-    });
-    this.isolates.push(isolate);
-    return isolate;
-  }
-
-  settle(): Promise<void> {
-    return this.queues.drain(
-      ['alerts', 'alerts-dlq'],
-      this.isolates.map((isolate) => (batch) => isolate.consume(batch)),
-    );
   }
 
   failed(): ReturnType<ReceiverPlatform['failed']> {

@@ -2,12 +2,11 @@ import { NonRetryableError, createReceiver } from '@churn-risk/core';
 import type { AlertRecord, UserOrderKey } from '@churn-risk/core/store';
 import { describe, expect, it } from 'vitest';
 import type { D1Database } from './bindings.js';
-import { createCloudflareQueue, type CloudflareQueue } from './cloudflare-queue.js';
+import type { CloudflareQueue } from './cloudflare-queue.js';
 import { D1Identities } from './d1-identities.js';
 import { D1UserOrder, HOLD_MS, POSTPONE_MS } from './d1-order.js';
 import { quietLogger } from '../../../test/support/quiet-logger.js';
-import { d1Databases, deliveryInit } from './d1.test-util.js';
-import { MemoryQueues } from './memory-queues.test-util.js';
+import { D1Isolates, d1Databases, deliveryInit } from './d1.test-util.js';
 
 // Queue mode's order per user in D1 (real D1: SQLite in workerd, through miniflare's bindings
 // proxy): the claim of a user, its hold and how long it lasts, and the line of each user as
@@ -142,30 +141,9 @@ describe('D1UserOrder', () => {
 });
 
 /** One shared platform (Queues in memory, real D1) and its isolates, in order per user. */
-class Platform {
-  readonly queues = new MemoryQueues({ alerts: { maxRetries: 1, deadLetterQueue: 'alerts-dlq' } });
-  readonly isolates: CloudflareQueue[] = [];
-  constructor(
-    readonly db: D1Database,
-    readonly dedupe = true,
-  ) {}
-
-  isolate(): CloudflareQueue {
-    const isolate = createCloudflareQueue({
-      producer: this.queues.producer('alerts'),
-      ...(this.dedupe ? { dedupe: this.db } : {}),
-      failed: this.db,
-      deadLetterQueue: 'alerts-dlq',
-    });
-    this.isolates.push(isolate);
-    return isolate;
-  }
-
-  settle(): Promise<void> {
-    return this.queues.drain(
-      ['alerts', 'alerts-dlq'],
-      this.isolates.map((isolate) => (batch) => isolate.consume(batch)),
-    );
+class Platform extends D1Isolates {
+  constructor(db: D1Database, dedupe = true) {
+    super(db, { maxRetries: 1, dedupe });
   }
 }
 

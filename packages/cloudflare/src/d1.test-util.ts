@@ -1,7 +1,9 @@
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll } from 'vitest';
-import type { D1Database } from './bindings.js';
+import type { D1Database, QueueProducer } from './bindings.js';
+import { createCloudflareQueue, type CloudflareQueue } from './cloudflare-queue.js';
+import { MemoryQueues } from './memory-queues.test-util.js';
 
 /**
  * Test support for queue mode's tests in Node: real D1 databases (SQLite in workerd, through
@@ -44,4 +46,46 @@ export function deliveryInit(
 ): { method: string; headers: Record<string, string>; body: string } {
   const { headers, body } = createTestDelivery(alert, { secret });
   return { method: 'POST', headers, body };
+}
+
+/**
+ * One shared platform (Cloudflare Queues in memory, a real D1) and any number of isolates on it:
+ * the Queue `alerts`, retried `maxRetries` times, then dead-lettered to `alerts-dlq`.
+ */
+export class D1Isolates {
+  readonly queues: MemoryQueues;
+  readonly isolates: CloudflareQueue[] = [];
+  /** The Queue's producer as the isolates see it. */
+  producer: QueueProducer;
+  /** Whether the isolates have the dedupe store (D1). */
+  readonly dedupe: boolean;
+
+  constructor(
+    readonly db: D1Database,
+    { maxRetries, dedupe = true }: { maxRetries: number; dedupe?: boolean },
+  ) {
+    this.queues = new MemoryQueues({ alerts: { maxRetries, deadLetterQueue: 'alerts-dlq' } });
+    this.producer = this.queues.producer('alerts');
+    this.dedupe = dedupe;
+  }
+
+  /** A new isolate's queue mode on the platform. */
+  isolate(): CloudflareQueue {
+    const isolate = createCloudflareQueue({
+      producer: this.producer,
+      ...(this.dedupe ? { dedupe: this.db } : {}),
+      failed: this.db,
+      deadLetterQueue: 'alerts-dlq',
+    });
+    this.isolates.push(isolate);
+    return isolate;
+  }
+
+  /** Delivers every message due on both Queues to the isolates in turn until none is left. */
+  settle(): Promise<void> {
+    return this.queues.drain(
+      ['alerts', 'alerts-dlq'],
+      this.isolates.map((isolate) => (batch) => isolate.consume(batch)),
+    );
+  }
 }
