@@ -1,4 +1,5 @@
 import { createReceiver, type Receiver, type RetryOptions } from '@churn-risk/core';
+import { createTestDelivery } from '@churn-risk/core/testing';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import {
   startAwsEmulators,
@@ -8,7 +9,12 @@ import {
   type TestTables,
 } from '../../../../test/support/aws/emulators.js';
 import { quietLogger } from '../../../../test/support/quiet-logger.js';
-import { createSqsQueue, type SqsQueue, type SqsQueueOptions } from '../index.js';
+import {
+  createSqsQueue,
+  type HttpApiEvent,
+  type SqsQueue,
+  type SqsQueueOptions,
+} from '../index.js';
 
 /**
  * Test support for queue mode's tests on fauxqs and dynalite (`*.aws-test.ts`): the emulators of
@@ -18,6 +24,21 @@ import { createSqsQueue, type SqsQueue, type SqsQueueOptions } from '../index.js
 
 /** A queue and its two tables. */
 export type Place = TestQueue & TestTables;
+
+/** A function URL event carrying a delivery of `alert` signed with `secret`. */
+export function signedFunctionUrlEvent(
+  alert: Parameters<typeof createTestDelivery>[0],
+  secret: string,
+): HttpApiEvent {
+  const { headers, body } = createTestDelivery(alert, { secret });
+  return {
+    version: '2.0',
+    headers,
+    body,
+    isBase64Encoded: false,
+    requestContext: { http: { method: 'POST' } },
+  };
+}
 
 export interface EmulatedAws {
   /** The file's emulators (started before its tests, stopped after them). */

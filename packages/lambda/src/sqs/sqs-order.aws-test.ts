@@ -1,6 +1,5 @@
 import type { Receiver } from '@churn-risk/core';
 import { orderKeyOf, type AlertRecord } from '@churn-risk/core/store';
-import { createTestDelivery } from '@churn-risk/core/testing';
 import { describe, expect, it } from 'vitest';
 import { dynamoDbSdk, sqsSdk } from '../../../../test/support/aws/emulators.js';
 import {
@@ -8,7 +7,7 @@ import {
   startEventSourceMapping,
   type EventSourceMapping,
 } from '../../../../test/support/aws/event-source-mapping.js';
-import { emulatedAws, type Place } from './emulated-aws.test-util.js';
+import { emulatedAws, signedFunctionUrlEvent, type Place } from './emulated-aws.test-util.js';
 import {
   createDynamoOrder,
   createLambdaHandler,
@@ -54,16 +53,8 @@ function alertAt(user: string, minutes: number): { userId: string; triggeredAt: 
 }
 
 /** A function URL event carrying a signed delivery of `alert`. */
-function functionUrlEvent(alert: { userId: string; triggeredAt: string }): HttpApiEvent {
-  const { headers, body } = createTestDelivery(alert, { secret: SECRET });
-  return {
-    version: '2.0',
-    headers,
-    body,
-    isBase64Encoded: false,
-    requestContext: { http: { method: 'POST' } },
-  };
-}
+const functionUrlEvent = (alert: { userId: string; triggeredAt: string }): HttpApiEvent =>
+  signedFunctionUrlEvent(alert, SECRET);
 
 /** Delivers each alert, in the order given, to the receivers in turn; each must be accepted. */
 async function deliverAll(

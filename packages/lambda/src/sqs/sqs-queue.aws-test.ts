@@ -4,14 +4,13 @@ import {
   type Receiver,
   type RetryOptions,
 } from '@churn-risk/core';
-import { createTestDelivery } from '@churn-risk/core/testing';
 import { describe, expect, it } from 'vitest';
 import { dynamoDbSdk } from '../../../../test/support/aws/emulators.js';
 import {
   queueDrained,
   startEventSourceMapping,
 } from '../../../../test/support/aws/event-source-mapping.js';
-import { emulatedAws, type Place } from './emulated-aws.test-util.js';
+import { emulatedAws, signedFunctionUrlEvent, type Place } from './emulated-aws.test-util.js';
 import {
   createLambdaHandler,
   createSqsQueue,
@@ -41,14 +40,7 @@ const receiverOn = (queue: SqsQueue, retries: number | RetryOptions = 2): Receiv
 /** A function URL event carrying a signed delivery of an alert for `userId`. */
 function functionUrlEvent(userId: string, triggeredAt?: string): HttpApiEvent {
   const alert = triggeredAt === undefined ? { userId } : { userId, triggeredAt };
-  const { headers, body } = createTestDelivery(alert, { secret: SECRET });
-  return {
-    version: '2.0',
-    headers,
-    body,
-    isBase64Encoded: false,
-    requestContext: { http: { method: 'POST' } },
-  };
+  return signedFunctionUrlEvent(alert, SECRET);
 }
 
 /** Runs the event source mapping on `where` until the queue is empty. */

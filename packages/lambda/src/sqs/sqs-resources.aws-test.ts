@@ -1,12 +1,11 @@
 import { createReceiver, type Logger, type Receiver } from '@churn-risk/core';
-import { createTestDelivery } from '@churn-risk/core/testing';
 import { describe, expect, it } from 'vitest';
 import {} from '../../../../test/support/aws/emulators.js';
 import {
   queueDrained,
   startEventSourceMapping,
 } from '../../../../test/support/aws/event-source-mapping.js';
-import { emulatedAws } from './emulated-aws.test-util.js';
+import { emulatedAws, signedFunctionUrlEvent } from './emulated-aws.test-util.js';
 import { runFailedCli } from '../cli/failed-cli.js';
 import { createLambdaHandler, SqsQueueError, type HttpApiEvent, type SqsQueue } from '../index.js';
 
@@ -40,14 +39,7 @@ function receiverOn(queue: SqsQueue, logger: Logger): Receiver {
 
 function functionUrlEvent(userId: string, triggeredAt?: string): HttpApiEvent {
   const alert = triggeredAt === undefined ? { userId } : { userId, triggeredAt };
-  const { headers, body } = createTestDelivery(alert, { secret: SECRET });
-  return {
-    version: '2.0',
-    headers,
-    body,
-    isBase64Encoded: false,
-    requestContext: { http: { method: 'POST' } },
-  };
+  return signedFunctionUrlEvent(alert, SECRET);
 }
 
 /** The rejection of `promise` (a failure when it resolves). */
