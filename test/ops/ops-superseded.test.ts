@@ -3,22 +3,22 @@ import { createReceiver } from '@churn-risk/core';
 import { createDurableQueue, createMemoryStore } from '@churn-risk/core/store';
 import { createTestDelivery } from '@churn-risk/core/testing';
 import { createOpsHandler } from '@churn-risk/ops';
+import { quietLogger } from '../support/quiet-logger.js';
 
 // The page shows how many handler runs its receiver skipped for superseded alerts (order per
 // user, `superseded: 'skip'`), beside the store's counts, in the HTML and in `api/counts`.
 
 const SECRET = 'whsec_ops_superseded';
-const quiet = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
 
 describe('the operations page and superseded alerts', () => {
   it('shows the receiver’s superseded count, read again at every refresh', async () => {
     const queue = createDurableQueue(createMemoryStore(), { pollIntervalMs: 5 });
-    const receiver = createReceiver({ secret: SECRET, order: 'per-user', queue, logger: quiet });
+    const receiver = createReceiver({
+      secret: SECRET,
+      order: 'per-user',
+      queue,
+      logger: quietLogger,
+    });
     const at = (minute: number): string => new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString();
     // Both accepted before a handler is registered: the older starts superseded.
     for (const minute of [0, 5]) {
@@ -28,7 +28,7 @@ describe('the operations page and superseded alerts', () => {
       );
       expect((await receiver.handle({ method: 'POST', headers, body })).status).toBe(202);
     }
-    const ops = createOpsHandler({ queue, authorize: 'none', receiver, logger: quiet });
+    const ops = createOpsHandler({ queue, authorize: 'none', receiver, logger: quietLogger });
     const before = (await (await ops(new Request('http://ops.test/ops/api/counts'))).json()) as {
       counts: { superseded?: number };
     };
@@ -54,7 +54,7 @@ describe('the operations page and superseded alerts', () => {
 
   it('shows no superseded cell without a receiver, and refuses a receiver that is not one', async () => {
     const queue = createDurableQueue(createMemoryStore());
-    const ops = createOpsHandler({ queue, authorize: 'none', logger: quiet });
+    const ops = createOpsHandler({ queue, authorize: 'none', logger: quietLogger });
     const page = await (await ops(new Request('http://ops.test/ops'))).text();
     expect(page).not.toContain('data-count="superseded"');
     expect(() =>

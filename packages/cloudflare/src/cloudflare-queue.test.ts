@@ -5,15 +5,14 @@ import {
   type Receiver,
 } from '@churn-risk/core';
 import {
-  createTestDelivery,
   pushQueueContract,
   type ContractTestApi,
   type ReceiverPlatform,
 } from '@churn-risk/core/testing';
-import { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { D1Database, D1Statement, QueueProducer } from './bindings.js';
 import { createCloudflareQueue, delaySecondsOf, type CloudflareQueue } from './cloudflare-queue.js';
+import { D1Isolates, d1Databases, deliveryInit } from './d1.test-util.js';
 import { MemoryQueues } from './memory-queues.test-util.js';
 
 // Queue mode's code run in Node against a real D1 (SQLite in workerd, through miniflare's
@@ -21,30 +20,8 @@ import { MemoryQueues } from './memory-queues.test-util.js';
 // tests run the same code inside workerd, with miniflare's own Queues.
 
 const SECRET = 'whsec_cf_queue';
-const DATABASES = Array.from({ length: 24 }, (_, i) => `DB${String(i)}`);
-let mf: Miniflare;
-let nextDb = 0;
 
-beforeAll(async () => {
-  mf = new Miniflare({
-    modules: true,
-    script: 'export default { fetch() { return new Response(null, { status: 404 }); } }',
-    compatibilityDate: '2025-09-01',
-    d1Databases: DATABASES,
-  });
-  await mf.ready;
-});
-
-afterAll(async () => {
-  await mf?.dispose();
-});
-
-/** A D1 database of its own for each use (tables are not shared between cases). */
-async function freshDb(): Promise<D1Database> {
-  const name = DATABASES[nextDb++];
-  if (name === undefined) throw new Error('no D1 database left: add one to DATABASES');
-  return await mf.getD1Database(name);
-}
+const freshDb = d1Databases(24);
 
 /**
  * `db`, refusing the first `times` writes to the failed store (a D1 outage during the verdict);
@@ -99,39 +76,13 @@ function refusingDelayedSends(
 }
 
 /** One shared platform (Queues, D1) and any number of isolates on it. */
-class Platform implements ReceiverPlatform {
-  readonly queues = new MemoryQueues({
-    alerts: { maxRetries: 3, deadLetterQueue: 'alerts-dlq' },
-  });
-  readonly isolates: CloudflareQueue[] = [];
-  readonly db: D1Database;
-  /** The Queue's producer as the isolates see it. */
-  producer: QueueProducer = this.queues.producer('alerts');
-
+class Platform extends D1Isolates implements ReceiverPlatform {
   constructor(db: D1Database) {
-    this.db = db;
+    super(db, { maxRetries: 3 });
   }
 
   queue(): CloudflareQueue['queue'] {
     return this.isolate().queue;
-  }
-
-  isolate(): CloudflareQueue {
-    const isolate = createCloudflareQueue({
-      producer: this.producer,
-      dedupe: this.db,
-      failed: this.db,
-      deadLetterQueue: 'alerts-dlq',
-    });
-    this.isolates.push(isolate);
-    return isolate;
-  }
-
-  settle(): Promise<void> {
-    return this.queues.drain(
-      ['alerts', 'alerts-dlq'],
-      this.isolates.map((isolate) => (batch) => isolate.consume(batch)),
-    );
   }
 
   failed(): ReturnType<ReceiverPlatform['failed']> {
@@ -188,14 +139,10 @@ it('pushQueueContract fails a failed store that lists the oldest first', async (
   await expect(newestFirst?.()).rejects.toThrow(/the later failure first/);
 });
 
-function delivery(userId: string): {
-  method: string;
-  headers: Record<string, string>;
-  body: string;
-} {
-  const { headers, body } = createTestDelivery({ userId }, { secret: SECRET });
-  return { method: 'POST', headers, body };
-}
+const delivery = (
+  userId: string,
+): { method: string; headers: Record<string, string>; body: string } =>
+  deliveryInit({ userId }, SECRET);
 
 function receiverOn(isolate: CloudflareQueue): Receiver {
   return createReceiver({

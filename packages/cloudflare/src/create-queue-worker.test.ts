@@ -1,9 +1,9 @@
 import type { Receiver } from '@churn-risk/core';
 import { createTestDelivery } from '@churn-risk/core/testing';
-import { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { D1Database, QueueProducer } from './bindings.js';
 import { createFailedStore, createQueueWorker, type WorkerExecutionContext } from './index.js';
+import { d1Databases } from './d1.test-util.js';
 import { MemoryQueues } from './memory-queues.test-util.js';
 
 // createQueueWorker in Node: two isolates (two workers from the same options, as the platform
@@ -11,9 +11,6 @@ import { MemoryQueues } from './memory-queues.test-util.js';
 // Cloudflare Queues in memory. The same worker runs inside workerd in queue-mode.workerd.test.ts.
 
 const SECRET = 'whsec_cf_queue_worker';
-const DATABASES = ['DB0', 'DB1', 'DB2'];
-let mf: Miniflare;
-let nextDb = 0;
 
 interface Env {
   CHURN_RISK_WEBHOOK_SECRET?: string;
@@ -21,25 +18,7 @@ interface Env {
   CHURN_RISK_DB: D1Database;
 }
 
-beforeAll(async () => {
-  mf = new Miniflare({
-    modules: true,
-    script: 'export default { fetch() { return new Response(null, { status: 404 }); } }',
-    compatibilityDate: '2025-09-01',
-    d1Databases: DATABASES,
-  });
-  await mf.ready;
-});
-
-afterAll(async () => {
-  await mf?.dispose();
-});
-
-async function freshDb(): Promise<D1Database> {
-  const name = DATABASES[nextDb++];
-  if (name === undefined) throw new Error('no D1 database left: add one to DATABASES');
-  return await mf.getD1Database(name);
-}
+const freshDb = d1Databases(3);
 
 function delivery(userId: string, secret = SECRET): Request {
   const { headers, body } = createTestDelivery({ userId }, { secret });

@@ -1,13 +1,12 @@
 import { NonRetryableError, createReceiver } from '@churn-risk/core';
 import type { AlertRecord, UserOrderKey } from '@churn-risk/core/store';
-import { createTestDelivery } from '@churn-risk/core/testing';
-import { Miniflare } from 'miniflare';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { D1Database } from './bindings.js';
-import { createCloudflareQueue, type CloudflareQueue } from './cloudflare-queue.js';
+import type { CloudflareQueue } from './cloudflare-queue.js';
 import { D1Identities } from './d1-identities.js';
 import { D1UserOrder, HOLD_MS, POSTPONE_MS } from './d1-order.js';
-import { MemoryQueues } from './memory-queues.test-util.js';
+import { quietLogger } from '../../../test/support/quiet-logger.js';
+import { D1Isolates, d1Databases, deliveryInit } from './d1.test-util.js';
 
 // Queue mode's order per user in D1 (real D1: SQLite in workerd, through miniflare's bindings
 // proxy): the claim of a user, its hold and how long it lasts, and the line of each user as
@@ -15,29 +14,8 @@ import { MemoryQueues } from './memory-queues.test-util.js';
 // order.workerd.test.ts runs the worker in workerd on miniflare's own Queues.
 
 const SECRET = 'whsec_d1_order';
-const DATABASES = Array.from({ length: 12 }, (_, i) => `DB${String(i)}`);
-let mf: Miniflare;
-let nextDb = 0;
 
-beforeAll(async () => {
-  mf = new Miniflare({
-    modules: true,
-    script: 'export default { fetch() { return new Response(null, { status: 404 }); } }',
-    compatibilityDate: '2025-09-01',
-    d1Databases: DATABASES,
-  });
-  await mf.ready;
-});
-
-afterAll(async () => {
-  await mf?.dispose();
-});
-
-async function freshDb(): Promise<D1Database> {
-  const name = DATABASES[nextDb++];
-  if (name === undefined) throw new Error('no D1 database left: add one to DATABASES');
-  return await mf.getD1Database(name);
-}
+const freshDb = d1Databases(12);
 
 const HOUR = 3_600_000;
 const at = (minute: number): string => new Date(Date.UTC(2026, 4, 1, 10, minute)).toISOString();
@@ -163,56 +141,19 @@ describe('D1UserOrder', () => {
 });
 
 /** One shared platform (Queues in memory, real D1) and its isolates, in order per user. */
-class Platform {
-  readonly queues = new MemoryQueues({ alerts: { maxRetries: 1, deadLetterQueue: 'alerts-dlq' } });
-  readonly isolates: CloudflareQueue[] = [];
-  constructor(
-    readonly db: D1Database,
-    readonly dedupe = true,
-  ) {}
-
-  isolate(): CloudflareQueue {
-    const isolate = createCloudflareQueue({
-      producer: this.queues.producer('alerts'),
-      ...(this.dedupe ? { dedupe: this.db } : {}),
-      failed: this.db,
-      deadLetterQueue: 'alerts-dlq',
-    });
-    this.isolates.push(isolate);
-    return isolate;
-  }
-
-  settle(): Promise<void> {
-    return this.queues.drain(
-      ['alerts', 'alerts-dlq'],
-      this.isolates.map((isolate) => (batch) => isolate.consume(batch)),
-    );
+class Platform extends D1Isolates {
+  constructor(db: D1Database, dedupe = true) {
+    super(db, { maxRetries: 1, dedupe });
   }
 }
 
-function delivery(
+const delivery = (
   userId: string,
   minute: number,
-): {
-  method: string;
-  headers: Record<string, string>;
-  body: string;
-} {
-  const { headers, body } = createTestDelivery(
-    { userId, triggeredAt: at(minute) },
-    { secret: SECRET },
-  );
-  return { method: 'POST', headers, body };
-}
+): { method: string; headers: Record<string, string>; body: string } =>
+  deliveryInit({ userId, triggeredAt: at(minute) }, SECRET);
 
-const quiet = {
-  logger: {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: () => undefined,
-    error: () => undefined,
-  },
-};
+const quiet = { logger: quietLogger };
 
 /** A receiver in order per user on `isolate`, logging each run (`minute@attempt`) into `runs`. */
 function orderedOn(

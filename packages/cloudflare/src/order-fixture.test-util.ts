@@ -1,3 +1,4 @@
+import { post } from './fixture-recorder.test-util.js';
 import { createQueueWorker, type D1Database, type QueueProducer } from './index.js';
 
 /**
@@ -18,9 +19,6 @@ interface Env {
   ALERTS: QueueProducer;
   DB: D1Database;
 }
-
-const post = (url: string, body: unknown): Promise<Response> =>
-  fetch(url, { method: 'POST', body: JSON.stringify(body) });
 
 /** The Queue's producer, reporting the sends of postponed alerts. */
 function reporting(queue: QueueProducer, recorder: string): QueueProducer {

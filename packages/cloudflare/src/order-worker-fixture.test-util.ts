@@ -1,3 +1,4 @@
+import { post, type RecorderEnv } from './fixture-recorder.test-util.js';
 import { createWorker } from './index.js';
 
 /**
@@ -5,15 +6,7 @@ import { createWorker } from './index.js';
  * workerd: its handler reports each run's start and end to the recorder (`/start/<userId>`,
  * `/end/<userId>`); the alert triggered at minute 0 waits for the recorder's gate (`GET /gate`).
  */
-interface Env {
-  CHURN_RISK_WEBHOOK_SECRET?: string;
-  RECORDER_URL: string;
-}
-
-const post = (url: string, body: unknown): Promise<Response> =>
-  fetch(url, { method: 'POST', body: JSON.stringify(body) });
-
-export default createWorker<Env>({
+export default createWorker<RecorderEnv>({
   secret: (env) => env.CHURN_RISK_WEBHOOK_SECRET,
   order: 'per-user',
   setup: (receiver, env) => {

@@ -1,8 +1,10 @@
-import { createTestDelivery } from '@churn-risk/core/testing';
-import { Miniflare } from 'miniflare';
+import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bundleWorker,
+  deliverAlert,
+  failedRowsOf,
+  startQueueWorkerd,
   startRecorder,
   startWorkerd,
   type Recorder,
@@ -22,25 +24,10 @@ let mf: Miniflare;
 beforeAll(async () => {
   recorder = await startRecorder();
   const { code } = await bundleWorker(new URL('./order-fixture.test-util.ts', import.meta.url));
-  mf = new Miniflare({
-    modules: true,
-    script: code,
-    compatibilityDate: '2025-09-01',
-    compatibilityFlags: [],
-    bindings: { CHURN_RISK_WEBHOOK_SECRET: SECRET, RECORDER_URL: recorder.url },
-    d1Databases: ['DB'],
-    queueProducers: { ALERTS: { queueName: 'alerts' } },
-    queueConsumers: {
-      alerts: {
-        maxBatchSize: 10,
-        maxBatchTimeout: 1,
-        maxRetries: 1,
-        deadLetterQueue: 'alerts-dlq',
-      },
-      'alerts-dlq': { maxBatchSize: 10, maxBatchTimeout: 1 },
-    },
+  mf = await startQueueWorkerd(code, {
+    CHURN_RISK_WEBHOOK_SECRET: SECRET,
+    RECORDER_URL: recorder.url,
   });
-  await mf.ready;
 });
 
 afterAll(async () => {
@@ -52,19 +39,8 @@ afterAll(async () => {
 const at = (minute: number): string => new Date(Date.UTC(2026, 4, 1, 10, minute)).toISOString();
 
 /** Delivers the alert of `userId` triggered at `minute`; resolves with the answer's status. */
-async function deliver(userId: string, minute: number): Promise<number> {
-  const { headers, body } = createTestDelivery(
-    { userId, triggeredAt: at(minute) },
-    { secret: SECRET },
-  );
-  const response = await mf.dispatchFetch('http://worker.test/webhooks/churn-risk', {
-    method: 'POST',
-    headers,
-    body,
-  });
-  await response.arrayBuffer();
-  return response.status;
-}
+const deliver = (userId: string, minute: number): Promise<number> =>
+  deliverAlert(mf, { userId, triggeredAt: at(minute) }, SECRET);
 
 /** The reports of `userId`, in the order they arrived. */
 function reportsOf(userId: string): Report[] {
@@ -84,14 +60,7 @@ function overlaps(userId: string): string[] {
   return found;
 }
 
-async function failedRows(userId: string): Promise<unknown[]> {
-  const db = await mf.getD1Database('DB');
-  const { results } = await db
-    .prepare('SELECT alert_id FROM churn_risk_failed WHERE alert_id LIKE ?1')
-    .bind(`${userId}:%`)
-    .all();
-  return results;
-}
+const failedRows = (userId: string): Promise<unknown[]> => failedRowsOf(mf, userId, 'alert_id');
 
 describe('queue mode in order per user, in workerd', () => {
   it('one alert of a user at a time, oldest first; a wait is no try and no stall', async () => {
@@ -176,19 +145,8 @@ describe('createWorker (in memory) in order per user, in workerd', () => {
       RECORDER_URL: gated.url,
     });
     try {
-      const send = async (minute: number): Promise<number> => {
-        const { headers, body } = createTestDelivery(
-          { userId: 'mem_u', triggeredAt: at(minute) },
-          { secret: SECRET },
-        );
-        const response = await worker.dispatchFetch('http://worker.test/webhooks/churn-risk', {
-          method: 'POST',
-          headers,
-          body,
-        });
-        await response.arrayBuffer();
-        return response.status;
-      };
+      const send = (minute: number): Promise<number> =>
+        deliverAlert(worker, { userId: 'mem_u', triggeredAt: at(minute) }, SECRET);
       expect(await send(0)).toBe(202);
       await gated.waitFor('/start/mem_u');
       // Accepted while the first runs, newest first: they wait, then run oldest first.

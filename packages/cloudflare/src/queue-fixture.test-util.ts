@@ -1,4 +1,5 @@
 import { NonRetryableError } from '@churn-risk/core';
+import { post } from './fixture-recorder.test-util.js';
 import {
   createQueueWorker,
   type D1Database,
@@ -87,9 +88,6 @@ function refusingQueue(queue: QueueProducer): QueueProducer {
     },
   };
 }
-
-const post = (url: string, body: unknown): Promise<Response> =>
-  fetch(url, { method: 'POST', body: JSON.stringify(body) });
 
 export default createQueueWorker<Env>({
   secret: (env) => env.CHURN_RISK_WEBHOOK_SECRET,

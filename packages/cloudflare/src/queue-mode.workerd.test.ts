@@ -1,7 +1,13 @@
-import { createTestDelivery } from '@churn-risk/core/testing';
-import { Miniflare } from 'miniflare';
+import type { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleWorker, startRecorder, type Recorder } from './workerd.test-util.js';
+import {
+  bundleWorker,
+  deliverAlert,
+  failedRowsOf,
+  startQueueWorkerd,
+  startRecorder,
+  type Recorder,
+} from './workerd.test-util.js';
 
 // Queue mode in workerd, on miniflare's Queues (attempts, retries, the dead-letter queue) and D1,
 // while D1 or the Queue refuses the consumer's writes (queue-fixture.test-util.ts). The consumer's
@@ -16,25 +22,10 @@ let sequence = 0;
 beforeAll(async () => {
   recorder = await startRecorder();
   const { code } = await bundleWorker(new URL('./queue-fixture.test-util.ts', import.meta.url));
-  mf = new Miniflare({
-    modules: true,
-    script: code,
-    compatibilityDate: '2025-09-01',
-    compatibilityFlags: [],
-    bindings: { CHURN_RISK_WEBHOOK_SECRET: SECRET, RECORDER_URL: recorder.url },
-    d1Databases: ['DB'],
-    queueProducers: { ALERTS: { queueName: 'alerts' } },
-    queueConsumers: {
-      alerts: {
-        maxBatchSize: 10,
-        maxBatchTimeout: 1,
-        maxRetries: 1,
-        deadLetterQueue: 'alerts-dlq',
-      },
-      'alerts-dlq': { maxBatchSize: 10, maxBatchTimeout: 1 },
-    },
+  mf = await startQueueWorkerd(code, {
+    CHURN_RISK_WEBHOOK_SECRET: SECRET,
+    RECORDER_URL: recorder.url,
   });
-  await mf.ready;
 });
 
 afterAll(async () => {
@@ -45,24 +36,11 @@ afterAll(async () => {
 /** Delivers a fresh alert for `userId` to the worker; resolves with the answer's status. */
 async function deliver(userId: string): Promise<number> {
   const triggeredAt = new Date(Date.UTC(2026, 4, 1) + ++sequence * 1000).toISOString();
-  const { headers, body } = createTestDelivery({ userId, triggeredAt }, { secret: SECRET });
-  const response = await mf.dispatchFetch('http://worker.test/webhooks/churn-risk', {
-    method: 'POST',
-    headers,
-    body,
-  });
-  await response.arrayBuffer();
-  return response.status;
+  return deliverAlert(mf, { userId, triggeredAt }, SECRET);
 }
 
-async function failedRows(userId: string): Promise<{ tries: number; error: string }[]> {
-  const db = await mf.getD1Database('DB');
-  const { results } = await db
-    .prepare('SELECT tries, error FROM churn_risk_failed WHERE alert_id LIKE ?1')
-    .bind(`${userId}:%`)
-    .all<{ tries: number; error: string }>();
-  return results;
-}
+const failedRows = (userId: string): Promise<{ tries: number; error: string }[]> =>
+  failedRowsOf(mf, userId, 'tries, error');
 
 describe('queue mode in workerd while a store refuses the verdict', () => {
   it('D1 refusing the failed write twice: the alert is tried again, then handled, never failed as stalled', async () => {

@@ -1,3 +1,4 @@
+import { post, type RecorderEnv } from './fixture-recorder.test-util.js';
 import { createWorker } from './index.js';
 
 /**
@@ -6,15 +7,7 @@ import { createWorker } from './index.js';
  * test has the answer) when the user id starts with `gated_`, or 300 ms when it starts with
  * `slow_`, then `/done`.
  */
-interface Env {
-  CHURN_RISK_WEBHOOK_SECRET?: string;
-  RECORDER_URL: string;
-}
-
-const post = (url: string, body: unknown): Promise<Response> =>
-  fetch(url, { method: 'POST', body: JSON.stringify(body) });
-
-export default createWorker<Env>({
+export default createWorker<RecorderEnv>({
   secret: (env) => env.CHURN_RISK_WEBHOOK_SECRET,
   maxBodyBytes: 4096,
   setup: (receiver, env) => {

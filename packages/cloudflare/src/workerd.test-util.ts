@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createTestDelivery } from '@churn-risk/core/testing';
 import { Miniflare } from 'miniflare';
 
 /**
@@ -26,6 +27,67 @@ export async function startWorkerd(
   });
   const url = await mf.ready;
   return { mf, url };
+}
+
+/**
+ * Starts the queue-mode worker bundled from `code` in workerd with D1 (`DB`) and miniflare's Queues:
+ * the producer `ALERTS` on `alerts`, whose consumer has max_retries 1 and the dead-letter queue
+ * `alerts-dlq` (consumed too). Reached by dispatchFetch.
+ */
+export async function startQueueWorkerd(
+  code: string,
+  bindings: Record<string, string>,
+): Promise<Miniflare> {
+  const mf = new Miniflare({
+    modules: true,
+    script: code,
+    compatibilityDate: '2025-09-01',
+    compatibilityFlags: [],
+    bindings,
+    d1Databases: ['DB'],
+    queueProducers: { ALERTS: { queueName: 'alerts' } },
+    queueConsumers: {
+      alerts: {
+        maxBatchSize: 10,
+        maxBatchTimeout: 1,
+        maxRetries: 1,
+        deadLetterQueue: 'alerts-dlq',
+      },
+      'alerts-dlq': { maxBatchSize: 10, maxBatchTimeout: 1 },
+    },
+  });
+  await mf.ready;
+  return mf;
+}
+
+/** Delivers `alert`, signed with `secret`, to the worker's webhook; resolves with the answer's status. */
+export async function deliverAlert(
+  mf: Miniflare,
+  alert: Parameters<typeof createTestDelivery>[0],
+  secret: string,
+): Promise<number> {
+  const { headers, body } = createTestDelivery(alert, { secret });
+  const response = await mf.dispatchFetch('http://worker.test/webhooks/churn-risk', {
+    method: 'POST',
+    headers,
+    body,
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** The rows of D1's failed table (`DB`) whose alert id is one of `userId`'s, with `columns`. */
+export async function failedRowsOf<Row>(
+  mf: Miniflare,
+  userId: string,
+  columns: string,
+): Promise<Row[]> {
+  const db = await mf.getD1Database('DB');
+  const { results } = await db
+    .prepare(`SELECT ${columns} FROM churn_risk_failed WHERE alert_id LIKE ?1`)
+    .bind(`${userId}:%`)
+    .all<Row>();
+  return results;
 }
 
 /** A record the worker's handler POSTs to the recorder. */

@@ -1,20 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import { createReceiver, type AlertContext, type ChurnRiskAlert } from '@churn-risk/core';
+import {
+  createReceiver,
+  type AlertContext,
+  type ChurnRiskAlert,
+  type Receiver,
+} from '@churn-risk/core';
 import { createDurableQueue, createMemoryStore } from '@churn-risk/core/store';
 import { alertOf } from '../testing/order-cases.js';
-import { delivery, SECRET, sleep } from '../testing/support.js';
+import { delivery, quietLogger, SECRET, sleep } from '../testing/support.js';
 
 // Order per user on the in-memory queue (the default) and on the durable memory store: the
 // stale-overwrite story of the issue that asked for it, and what a handler sees.
 
-const quiet = {
-  logger: {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: () => undefined,
-    error: () => undefined,
-  },
-};
+const quiet = { logger: quietLogger };
+
+/**
+ * Registers on each of `receivers` a handler that runs `napMs`, and records the times of the
+ * alerts it started for each user and how many started while another of their user ran.
+ */
+function watchUsers(
+  receivers: readonly Receiver[],
+  napMs: number,
+): { overlaps: () => number; started: Map<string, string[]> } {
+  const running = new Set<string>();
+  const started = new Map<string, string[]>();
+  let overlaps = 0;
+  for (const receiver of receivers) {
+    receiver.on('churn_risk_alert', async (alert) => {
+      if (running.has(alert.userId)) overlaps++;
+      running.add(alert.userId);
+      started.set(alert.userId, [...(started.get(alert.userId) ?? []), alert.triggeredAt]);
+      await sleep(napMs);
+      running.delete(alert.userId);
+    });
+  }
+  return { overlaps: () => overlaps, started };
+}
 
 describe("createReceiver({ order: 'per-user' }) on the in-memory queue", () => {
   it('an older alert whose first try failed no longer overwrites a newer one', async () => {
@@ -195,8 +216,6 @@ describe("order: 'per-user' on a durable store shared by two receivers", () => {
         ...quiet,
       }),
     );
-    const running = new Set<string>();
-    let overlaps = 0;
     const alerts = Array.from({ length: 12 }, (_, u) =>
       [0, 1, 2, 3, 4].map((minute) => alertOf(`u_durable_${String(u)}`, minute)),
     ).flat();
@@ -204,18 +223,9 @@ describe("order: 'per-user' on a durable store shared by two receivers", () => {
       const receiver = receivers[index % 2] as (typeof receivers)[number];
       expect((await receiver.handle(delivery(entry))).status).toBe(202);
     }
-    const started = new Map<string, string[]>();
-    for (const receiver of receivers) {
-      receiver.on('churn_risk_alert', async (alert) => {
-        if (running.has(alert.userId)) overlaps++;
-        running.add(alert.userId);
-        started.set(alert.userId, [...(started.get(alert.userId) ?? []), alert.triggeredAt]);
-        await sleep(2);
-        running.delete(alert.userId);
-      });
-    }
+    const { overlaps, started } = watchUsers(receivers, 2);
     for (const receiver of receivers) await receiver.drain({ timeoutMs: 10_000 });
-    expect(overlaps).toBe(0);
+    expect(overlaps()).toBe(0);
     for (const list of started.values()) expect(list).toEqual([...list].sort());
     expect([...started.values()].flat()).toHaveLength(60);
     await Promise.all(receivers.map((receiver) => receiver.close()));
@@ -233,18 +243,7 @@ describe("order: 'per-user' on a durable store shared by two receivers", () => {
         ...quiet,
       }),
     );
-    const running = new Set<string>();
-    let overlaps = 0;
-    const started = new Map<string, string[]>();
-    for (const receiver of receivers) {
-      receiver.on('churn_risk_alert', async (alert) => {
-        if (running.has(alert.userId)) overlaps++;
-        running.add(alert.userId);
-        started.set(alert.userId, [...(started.get(alert.userId) ?? []), alert.triggeredAt]);
-        await sleep(3);
-        running.delete(alert.userId);
-      });
-    }
+    const { overlaps, started } = watchUsers(receivers, 3);
     const alerts = Array.from({ length: 4 }, (_, u) =>
       [3, 0, 2, 1].map((minute) => alertOf(`u_sweep_${String(u)}`, minute)),
     ).flat();
@@ -259,7 +258,7 @@ describe("order: 'per-user' on a durable store shared by two receivers", () => {
       receivers.map((receiver) => receiver.sweep({ budgetMs: 5_000 })),
     );
     expect(results.reduce((sum, result) => sum + result.completed, 0)).toBe(16);
-    expect(overlaps).toBe(0);
+    expect(overlaps()).toBe(0);
     for (const list of started.values()) expect(list).toEqual([...list].sort());
   });
 });

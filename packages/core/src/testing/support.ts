@@ -4,6 +4,7 @@ import { nap } from '../processing/durable/take-loop.js';
 import { ChurnRiskError } from '../errors/churn-risk-error.js';
 import type { AlertRecord } from '../queue-port/alert-queue.js';
 import { signPayload } from '../signature/sign.js';
+import type { Logger } from '../observability/logger.js';
 
 /**
  * The test functions `storeContract` registers its cases with: vitest's, jest's, mocha's or
@@ -99,3 +100,11 @@ export async function eventually<T>(
 let tokens = 0;
 /** A lease token no other take has used, named after `who` takes. */
 export const token = (who: string): string => `${who}-${String(++tokens)}`;
+
+/** A logger that writes nothing, for tests whose receivers would log failures they cause. */
+export const quietLogger: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};

@@ -1,24 +1,16 @@
-import { createReceiver, type Receiver } from '@churn-risk/core';
+import type { Receiver } from '@churn-risk/core';
 import { orderKeyOf, type AlertRecord } from '@churn-risk/core/store';
-import { createTestDelivery } from '@churn-risk/core/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  dynamoDbSdk,
-  sqsSdk,
-  startAwsEmulators,
-  type AwsEmulators,
-  type TestQueue,
-  type TestTables,
-} from '../../../../test/support/aws/emulators.js';
+import { describe, expect, it } from 'vitest';
+import { dynamoDbSdk, sqsSdk } from '../../../../test/support/aws/emulators.js';
 import {
   queueDrained,
   startEventSourceMapping,
   type EventSourceMapping,
 } from '../../../../test/support/aws/event-source-mapping.js';
+import { emulatedAws, signedFunctionUrlEvent, type Place } from './emulated-aws.test-util.js';
 import {
   createDynamoOrder,
   createLambdaHandler,
-  createSqsQueue,
   type AwsSdkClient,
   type DynamoOrderOptions,
   type HttpApiEvent,
@@ -37,67 +29,23 @@ import type { DynamoOrderBinding, SqsUserOrder } from './dynamo-order.js';
 const { GetItemCommand } = dynamoDbSdk;
 const { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand } = sqsSdk;
 const SECRET = 'whsec_sqs_order';
-let aws: AwsEmulators;
-let places = 0;
-const receivers: Receiver[] = [];
-
-beforeAll(async () => {
-  aws = await startAwsEmulators();
-});
-
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.close({ timeoutMs: 10_000 })));
-});
-
-afterAll(async () => {
-  await aws.stop();
-});
-
-type Place = TestQueue & TestTables;
-
-/** A fresh queue (visibility timeout in seconds) and its two tables. */
-async function place(visibilityTimeoutS = 5): Promise<Place> {
-  const name = `sqs-order-${String(++places)}`;
-  return {
-    ...(await aws.createQueue(name, visibilityTimeoutS)),
-    ...(await aws.createTables(name)),
-  };
-}
+const emulated = emulatedAws('sqs-order');
+const { aws, place } = emulated;
 
 function queueOn(
   where: Place,
   order: DynamoOrderOptions = { waitMs: 1_000 },
   options: Partial<SqsQueueOptions> = {},
 ): SqsQueue {
-  const { queueUrl, dedupeTable, failedTable } = where;
-  return createSqsQueue({
-    queueUrl,
-    dedupeTable,
-    failedTable,
-    ...aws.clients(), // each queue its own clients, as each function instance has
+  return emulated.queueOn(where, {
+    ...aws().clients(), // each queue its own clients, as each function instance has
     order: createDynamoOrder(order),
     ...options,
   });
 }
 
-const quiet = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
-
-function orderedOn(queue: SqsQueue, retries = 0): Receiver {
-  const receiver = createReceiver({
-    secret: SECRET,
-    queue,
-    order: 'per-user',
-    retries: { retries, backoffMs: () => 5 },
-    logger: quiet,
-  });
-  receivers.push(receiver);
-  return receiver;
-}
+const orderedOn = (queue: SqsQueue, retries = 0): Receiver =>
+  emulated.receiverOn(queue, { secret: SECRET, retries, order: 'per-user' });
 
 /** An alert of `user` at minute `minutes` of a fixed hour. */
 function alertAt(user: string, minutes: number): { userId: string; triggeredAt: string } {
@@ -105,16 +53,8 @@ function alertAt(user: string, minutes: number): { userId: string; triggeredAt: 
 }
 
 /** A function URL event carrying a signed delivery of `alert`. */
-function functionUrlEvent(alert: { userId: string; triggeredAt: string }): HttpApiEvent {
-  const { headers, body } = createTestDelivery(alert, { secret: SECRET });
-  return {
-    version: '2.0',
-    headers,
-    body,
-    isBase64Encoded: false,
-    requestContext: { http: { method: 'POST' } },
-  };
-}
+const functionUrlEvent = (alert: { userId: string; triggeredAt: string }): HttpApiEvent =>
+  signedFunctionUrlEvent(alert, SECRET);
 
 /** Delivers each alert, in the order given, to the receivers in turn; each must be accepted. */
 async function deliverAll(
@@ -140,7 +80,7 @@ function mappingsOf(
   return of.flatMap((receiver) =>
     Array.from({ length: perReceiver }, () =>
       startEventSourceMapping({
-        sqs: aws.sqs,
+        sqs: aws().sqs,
         queueUrl: where.queueUrl,
         queueArn: where.queueArn,
         batchSize,
@@ -158,7 +98,7 @@ async function drainWith(
   before: () => void = () => undefined,
 ): Promise<void> {
   try {
-    await queueDrained(() => aws.messages(where.queueUrl), 45_000);
+    await queueDrained(() => aws().messages(where.queueUrl), 45_000);
   } finally {
     before();
     await Promise.all(mappings.map((mapping) => mapping.stop()));
@@ -271,7 +211,7 @@ describe('createDynamoOrder: order per user in queue mode', () => {
   it('sends a postponed alert back with its tries and stalls, none counted for the postponement', async () => {
     const where = await place();
     const bodies: { id: string; tries: number; stalls?: number }[] = [];
-    const sqs = watched(aws.clients().sqs, (command) => {
+    const sqs = watched(aws().clients().sqs, (command) => {
       if (command.constructor.name !== 'SendMessageCommand') return;
       const { MessageBody } = command.input as { MessageBody: string };
       const body = JSON.parse(MessageBody) as {
@@ -305,13 +245,13 @@ describe('createDynamoOrder: order per user in queue mode', () => {
     await deliverAll([receiver], [first, second]);
     // A consumer that dies holding both messages: received, never deleted; the first is handed
     // out again at once, the second after a second (ApproximateReceiveCount 2: one stall).
-    const { Messages = [] } = await aws.sqs.send(
+    const { Messages = [] } = await aws().sqs.send(
       new ReceiveMessageCommand({ QueueUrl: where.queueUrl, MaxNumberOfMessages: 10 }),
     );
     expect(Messages).toHaveLength(2);
     for (const message of Messages) {
       const isSecond = message.Body?.includes(second.triggeredAt) === true;
-      await aws.sqs.send(
+      await aws().sqs.send(
         new ChangeMessageVisibilityCommand({
           QueueUrl: where.queueUrl,
           ReceiptHandle: message.ReceiptHandle,
@@ -347,7 +287,7 @@ describe('createDynamoOrder: order per user in queue mode', () => {
       started.push(name(alert));
       if (alert.triggeredAt !== lost.triggeredAt) return;
       // Its message is deleted (as if its record were lost), and its consumer freezes.
-      await aws.sqs.send(
+      await aws().sqs.send(
         new DeleteMessageCommand({
           QueueUrl: where.queueUrl,
           ReceiptHandle: handles.get(lost.triggeredAt),
@@ -396,7 +336,7 @@ describe('createDynamoOrder: order per user in queue mode', () => {
   it('refuses a redelivery as a duplicate, and a refused send leaves nothing in the line', async () => {
     const where = await place();
     const refusing = queueOn(where, undefined, {
-      sqs: watched(aws.clients().sqs, (command) => {
+      sqs: watched(aws().clients().sqs, (command) => {
         if (command.constructor.name === 'SendMessageCommand') throw new Error('SQS down (test)');
       }),
     });
@@ -416,7 +356,7 @@ describe('createDynamoOrder: order per user in queue mode', () => {
     await drainWith(where, mappingsOf(where, [receiver]));
     expect(log.started).toEqual([name(later), name(lost)]);
     // The identities live in the user's item, not as items of their own.
-    const { Item } = await aws.dynamodb.send(
+    const { Item } = await aws().dynamodb.send(
       new GetItemCommand({
         TableName: where.dedupeTable,
         Key: { pk: { S: `${later.userId}:${later.triggeredAt}` } },
@@ -430,7 +370,7 @@ describe('createDynamoOrder: order per user in queue mode', () => {
 describe("the claim's conditional write", () => {
   /** The order of `where` on clients of its own (one function instance's), through `dynamodb`. */
   function linesOn(where: Place, dynamodb?: AwsSdkClient): SqsUserOrder {
-    const clients = aws.clients();
+    const clients = aws().clients();
     const binding = createDynamoOrder({ holdMs: 60_000, waitMs: 1_000 }) as DynamoOrderBinding;
     const calls = awsCalls(clients.sqs, dynamodb ?? clients.dynamodb, {
       queueUrl: where.queueUrl,
@@ -502,7 +442,7 @@ describe("the claim's conditional write", () => {
     const other = linesOn(where);
     const [older, newer] = [entryOf('order_between', 1), entryOf('order_between', 2)];
     let injected = false;
-    const dynamodb = watched(aws.clients().dynamodb, async (command) => {
+    const dynamodb = watched(aws().clients().dynamodb, async (command) => {
       const input = command.input as { UpdateExpression?: string };
       if (!injected && input.UpdateExpression?.startsWith('SET h = :me') === true) {
         injected = true; // the older alert is accepted right before the claim's write

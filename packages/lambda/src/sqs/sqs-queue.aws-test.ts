@@ -1,23 +1,16 @@
 import {
   AlertStalledError,
-  createReceiver,
   type AlertContext,
   type Receiver,
   type RetryOptions,
 } from '@churn-risk/core';
-import { createTestDelivery } from '@churn-risk/core/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  dynamoDbSdk,
-  startAwsEmulators,
-  type AwsEmulators,
-  type TestQueue,
-  type TestTables,
-} from '../../../../test/support/aws/emulators.js';
+import { describe, expect, it } from 'vitest';
+import { dynamoDbSdk } from '../../../../test/support/aws/emulators.js';
 import {
   queueDrained,
   startEventSourceMapping,
 } from '../../../../test/support/aws/event-source-mapping.js';
+import { emulatedAws, signedFunctionUrlEvent, type Place } from './emulated-aws.test-util.js';
 import {
   createLambdaHandler,
   createSqsQueue,
@@ -38,74 +31,16 @@ import { delaySecondsOf } from './sqs-message.js';
 
 const { GetItemCommand, PutItemCommand, DynamoDBClient } = dynamoDbSdk;
 const SECRET = 'whsec_sqs_queue';
-let aws: AwsEmulators;
-let places = 0;
-const receivers: Receiver[] = [];
+const emulated = emulatedAws('sqs-case');
+const { aws, place, queueOn } = emulated;
 
-beforeAll(async () => {
-  aws = await startAwsEmulators();
-});
-
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.close({ timeoutMs: 10_000 })));
-});
-
-afterAll(async () => {
-  await aws.stop();
-});
-
-type Place = TestQueue & TestTables;
-
-/** A fresh queue (visibility timeout in seconds) and its two tables. */
-async function place(visibilityTimeoutS = 5): Promise<Place> {
-  const name = `sqs-case-${String(++places)}`;
-  return {
-    ...(await aws.createQueue(name, visibilityTimeoutS)),
-    ...(await aws.createTables(name)),
-  };
-}
-
-function queueOn(where: Place, options: Partial<SqsQueueOptions> = {}): SqsQueue {
-  const { queueUrl, dedupeTable, failedTable } = where;
-  return createSqsQueue({
-    queueUrl,
-    dedupeTable,
-    failedTable,
-    sqs: aws.sqs,
-    dynamodb: aws.dynamodb,
-    ...options,
-  });
-}
-
-const quiet = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
-
-function receiverOn(queue: SqsQueue, retries: number | RetryOptions = 2): Receiver {
-  const receiver = createReceiver({
-    secret: SECRET,
-    queue,
-    retries: typeof retries === 'number' ? { retries, backoffMs: () => 5 } : retries,
-    logger: quiet,
-  });
-  receivers.push(receiver);
-  return receiver;
-}
+const receiverOn = (queue: SqsQueue, retries: number | RetryOptions = 2): Receiver =>
+  emulated.receiverOn(queue, { secret: SECRET, retries });
 
 /** A function URL event carrying a signed delivery of an alert for `userId`. */
 function functionUrlEvent(userId: string, triggeredAt?: string): HttpApiEvent {
   const alert = triggeredAt === undefined ? { userId } : { userId, triggeredAt };
-  const { headers, body } = createTestDelivery(alert, { secret: SECRET });
-  return {
-    version: '2.0',
-    headers,
-    body,
-    isBase64Encoded: false,
-    requestContext: { http: { method: 'POST' } },
-  };
+  return signedFunctionUrlEvent(alert, SECRET);
 }
 
 /** Runs the event source mapping on `where` until the queue is empty. */
@@ -115,7 +50,7 @@ async function drain(
   responses: SqsBatchResponse[] = [],
 ): Promise<void> {
   const mapping = startEventSourceMapping({
-    sqs: aws.sqs,
+    sqs: aws().sqs,
     queueUrl: where.queueUrl,
     queueArn: where.queueArn,
     handler: async (event) => {
@@ -125,7 +60,7 @@ async function drain(
     },
   });
   try {
-    await queueDrained(() => aws.messages(where.queueUrl), 30_000);
+    await queueDrained(() => aws().messages(where.queueUrl), 30_000);
   } finally {
     await mapping.stop();
   }
@@ -197,7 +132,7 @@ describe('createSqsQueue', () => {
     const before = Math.floor(Date.now() / 1000);
     expect((await handler(functionUrlEvent('user_sqs_ttl', triggeredAt))).statusCode).toBe(202);
     const key = { pk: { S: `user_sqs_ttl:${triggeredAt}` } };
-    const { Item } = await aws.dynamodb.send(
+    const { Item } = await aws().dynamodb.send(
       new GetItemCommand({ TableName: where.dedupeTable, Key: key, ConsistentRead: true }),
     );
     // The TTL attribute: epoch seconds, an hour ahead (DynamoDB's TTL deletes by it).
@@ -206,7 +141,7 @@ describe('createSqsQueue', () => {
     expect(expiresAt - before).toBeLessThanOrEqual(3601 + 60);
     // A claim whose time is over, still in the table (dynalite never deletes it; DynamoDB's TTL
     // deletes within days): the redelivery is accepted, not a duplicate.
-    await aws.dynamodb.send(
+    await aws().dynamodb.send(
       new PutItemCommand({
         TableName: where.dedupeTable,
         Item: { ...key, expiresAt: { N: String(before - 10) }, claim: { S: 'old' } },
@@ -218,7 +153,7 @@ describe('createSqsQueue', () => {
     expect((await handler(functionUrlEvent('user_sqs_ttl', triggeredAt))).body).toBe(
       '{"received":true,"duplicate":true}',
     );
-    expect((await aws.messages(where.queueUrl)).visible).toBe(2);
+    expect((await aws().messages(where.queueUrl)).visible).toBe(2);
   });
 
   it('stores the always-failing alert in the failed table with onError once; retry(id) runs only the failed handler', async () => {
@@ -291,7 +226,7 @@ describe('createSqsQueue', () => {
   it('answers 503 OVERLOADED when the send is refused, and claims nothing', async () => {
     const where = await place();
     const refusing = queueOn(where, {
-      sqs: failing(aws.sqs, 'SendMessageCommand', () => true),
+      sqs: failing(aws().sqs, 'SendMessageCommand', () => true),
     });
     const refused = await createLambdaHandler(receiverOn(refusing))(
       functionUrlEvent('user_sqs_refused', '2026-03-02T10:00:00.000Z'),
@@ -299,7 +234,7 @@ describe('createSqsQueue', () => {
     expect(refused.statusCode).toBe(503);
     expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'OVERLOADED' } });
     expect(refused.headers['retry-after']).toBeDefined();
-    const { Item } = await aws.dynamodb.send(
+    const { Item } = await aws().dynamodb.send(
       new GetItemCommand({
         TableName: where.dedupeTable,
         Key: { pk: { S: 'user_sqs_refused:2026-03-02T10:00:00.000Z' } },
@@ -307,7 +242,7 @@ describe('createSqsQueue', () => {
       }),
     );
     expect(Item).toBeUndefined();
-    expect(await aws.messages(where.queueUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+    expect(await aws().messages(where.queueUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
     // The sender's retry, to a producer whose send works, is accepted (not a duplicate).
     const retried = await createLambdaHandler(receiverOn(queueOn(where)))(
       functionUrlEvent('user_sqs_refused', '2026-03-02T10:00:00.000Z'),
@@ -327,7 +262,7 @@ describe('createSqsQueue', () => {
     const receiver = receiverOn(queue);
     const answer = await createLambdaHandler(receiver)(functionUrlEvent('user_sqs_ddb_down'));
     expect(answer.statusCode).toBe(503);
-    expect(await aws.messages(where.queueUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+    expect(await aws().messages(where.queueUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
     const health = await queue.health();
     expect(health.reachable).toBe(false);
     expect(health.error).toContain(`DynamoDB table ${where.dedupeTable}`);
@@ -340,7 +275,7 @@ describe('createSqsQueue', () => {
     const where = await place(1);
     let refusals = 2;
     // The retry's send (a message whose try count is 1) is refused twice.
-    const sqs = failing(aws.sqs, 'SendMessageCommand', (command) => {
+    const sqs = failing(aws().sqs, 'SendMessageCommand', (command) => {
       const body = (command.input as { MessageBody: string }).MessageBody;
       return body.includes('"tries":1') && refusals-- > 0;
     });
@@ -378,7 +313,7 @@ describe('createSqsQueue', () => {
     expect((await handler(functionUrlEvent('user_sqs_poison'))).statusCode).toBe(202);
     // Every consumer died with it: SQS hands it out a fourth time (3 stalls > maxStalls 2).
     const mapping = startEventSourceMapping({
-      sqs: aws.sqs,
+      sqs: aws().sqs,
       queueUrl: where.queueUrl,
       queueArn: where.queueArn,
       handler: (event) => {
@@ -386,7 +321,7 @@ describe('createSqsQueue', () => {
         return handler(event);
       },
     });
-    await queueDrained(() => aws.messages(where.queueUrl), 30_000);
+    await queueDrained(() => aws().messages(where.queueUrl), 30_000);
     await mapping.stop();
     expect(runs).toBe(0);
     expect(errors).toHaveLength(1);
@@ -401,7 +336,7 @@ describe('createSqsQueue', () => {
     ]);
     const where = await place();
     const sent: { DelaySeconds?: number; MessageBody: string }[] = [];
-    const recording = watched(aws.sqs, (command) => {
+    const recording = watched(aws().sqs, (command) => {
       if (command.constructor.name === 'SendMessageCommand') {
         sent.push(command.input as (typeof sent)[number]);
       }
@@ -417,7 +352,7 @@ describe('createSqsQueue', () => {
     const started = Date.now();
     await handler(functionUrlEvent('user_sqs_hops'));
     const mapping = startEventSourceMapping({
-      sqs: aws.sqs,
+      sqs: aws().sqs,
       queueUrl: where.queueUrl,
       queueArn: where.queueArn,
       handler: (event) => handler(event),
@@ -429,7 +364,7 @@ describe('createSqsQueue', () => {
     const body = JSON.parse(retry?.MessageBody ?? '{}') as { notBefore: number; tries: number };
     expect(body.tries).toBe(1);
     expect(body.notBefore - started).toBeGreaterThanOrEqual(2_000_000);
-    expect(await aws.messages(where.queueUrl)).toMatchObject({ delayed: 1 });
+    expect(await aws().messages(where.queueUrl)).toMatchObject({ delayed: 1 });
 
     // The first hop arrives (15 minutes later): sent on, not run.
     const record = (messageBody: string, id: string): SqsEvent['Records'][number] => ({
@@ -498,7 +433,7 @@ describe('createSqsQueue', () => {
     const where = await place();
     const elsewhere = await place();
     const bodies: string[] = [];
-    const sqs = watched(aws.sqs, ({ input }) => {
+    const sqs = watched(aws().sqs, ({ input }) => {
       const { MessageBody } = input as { MessageBody?: string };
       if (MessageBody !== undefined) bodies.push(MessageBody);
     });
@@ -548,7 +483,7 @@ describe('createSqsQueue', () => {
     await handler(functionUrlEvent('user_sqs_cli'));
     await drain(where, (event) => handler(event));
     const saved = { ...process.env };
-    Object.assign(process.env, aws.env);
+    Object.assign(process.env, aws().env);
     try {
       const run = async (args: string[]): Promise<{ code: number; out: string; err: string }> => {
         let out = '';
@@ -588,12 +523,12 @@ describe('createSqsQueue', () => {
         err: `churn-risk-sqs: unknown option --queue-ur; did you mean --queue-url?${help}`,
       });
     } finally {
-      for (const key of Object.keys(aws.env)) {
+      for (const key of Object.keys(aws().env)) {
         if (saved[key] === undefined) Reflect.deleteProperty(process.env, key);
         else process.env[key] = saved[key];
       }
     }
-    expect((await aws.messages(where.queueUrl)).visible).toBe(1);
+    expect((await aws().messages(where.queueUrl)).visible).toBe(1);
   });
 });
 

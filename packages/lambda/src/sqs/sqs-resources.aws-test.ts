@@ -1,25 +1,13 @@
 import { createReceiver, type Logger, type Receiver } from '@churn-risk/core';
-import { createTestDelivery } from '@churn-risk/core/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startAwsEmulators,
-  type AwsEmulators,
-  type TestQueue,
-  type TestTables,
-} from '../../../../test/support/aws/emulators.js';
+import { describe, expect, it } from 'vitest';
+import {} from '../../../../test/support/aws/emulators.js';
 import {
   queueDrained,
   startEventSourceMapping,
 } from '../../../../test/support/aws/event-source-mapping.js';
+import { emulatedAws, signedFunctionUrlEvent } from './emulated-aws.test-util.js';
 import { runFailedCli } from '../cli/failed-cli.js';
-import {
-  createLambdaHandler,
-  createSqsQueue,
-  SqsQueueError,
-  type HttpApiEvent,
-  type SqsQueue,
-  type SqsQueueOptions,
-} from '../index.js';
+import { createLambdaHandler, SqsQueueError, type HttpApiEvent, type SqsQueue } from '../index.js';
 
 // Queue mode given a queue or a table that does not exist, and queue URLs in every form the AWS
 // SDK sends: on fauxqs and dynalite in this process, on free ports of 127.0.0.1. This fauxqs
@@ -27,40 +15,7 @@ import {
 // `http://sqs.us-east-1.127.0.0.1:<port>/000000000000/<name>`.
 
 const SECRET = 'whsec_sqs_resources';
-let aws: AwsEmulators;
-let places = 0;
-const receivers: Receiver[] = [];
-
-beforeAll(async () => {
-  aws = await startAwsEmulators({ queueHost: '127.0.0.1' });
-});
-
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.close({ timeoutMs: 10_000 })));
-});
-
-afterAll(async () => {
-  await aws.stop();
-});
-
-type Place = TestQueue & TestTables;
-
-async function place(): Promise<Place> {
-  const name = `resources-${String(++places)}`;
-  return { ...(await aws.createQueue(name, 5)), ...(await aws.createTables(name)) };
-}
-
-function queueOn(where: Place, options: Partial<SqsQueueOptions> = {}): SqsQueue {
-  const { queueUrl, dedupeTable, failedTable } = where;
-  return createSqsQueue({
-    queueUrl,
-    dedupeTable,
-    failedTable,
-    sqs: aws.sqs,
-    dynamodb: aws.dynamodb,
-    ...options,
-  });
-}
+const { aws, place, queueOn, receivers } = emulatedAws('resources', { queueHost: '127.0.0.1' });
 
 /** A logger that keeps each line's fields and message. */
 function recording(): { logger: Logger; lines: { fields: unknown; message: string }[] } {
@@ -84,14 +39,7 @@ function receiverOn(queue: SqsQueue, logger: Logger): Receiver {
 
 function functionUrlEvent(userId: string, triggeredAt?: string): HttpApiEvent {
   const alert = triggeredAt === undefined ? { userId } : { userId, triggeredAt };
-  const { headers, body } = createTestDelivery(alert, { secret: SECRET });
-  return {
-    version: '2.0',
-    headers,
-    body,
-    isBase64Encoded: false,
-    requestContext: { http: { method: 'POST' } },
-  };
+  return signedFunctionUrlEvent(alert, SECRET);
 }
 
 /** The rejection of `promise` (a failure when it resolves). */
@@ -126,7 +74,7 @@ describe('a queue or a table that does not exist', () => {
       resource: 'no-such-identities',
       awsError: 'ResourceNotFoundException',
     });
-    expect(await aws.messages(where.queueUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+    expect(await aws().messages(where.queueUrl)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
     const health = await queue.health();
     expect(health.error).toContain(
       "SqsQueueError: The DynamoDB table no-such-identities (createSqsQueue's `dedupeTable`)",
@@ -161,7 +109,7 @@ describe('a queue or a table that does not exist', () => {
     expect((await handler(functionUrlEvent('user_no_failed_table'))).statusCode).toBe(202);
     const failures: number[] = [];
     const mapping = startEventSourceMapping({
-      sqs: aws.sqs,
+      sqs: aws().sqs,
       queueUrl: where.queueUrl,
       queueArn: where.queueArn,
       handler: async (event) => {
@@ -220,7 +168,7 @@ describe('a queue or a table that does not exist', () => {
   it('churn-risk-sqs names the flag, the table or the queue, and the fix; exit 1', async () => {
     const where = await place();
     const saved = { ...process.env };
-    Object.assign(process.env, aws.env);
+    Object.assign(process.env, aws().env);
     const run = async (args: string[]): Promise<{ code: number; out: string; err: string }> => {
       let out = '';
       let err = '';
@@ -262,7 +210,7 @@ describe('a queue or a table that does not exist', () => {
       );
       expect(noQueue.err).toContain('create it, or set --queue-url to an existing one.');
     } finally {
-      for (const key of Object.keys(aws.env)) {
+      for (const key of Object.keys(aws().env)) {
         if (saved[key] === undefined) Reflect.deleteProperty(process.env, key);
         else process.env[key] = saved[key];
       }
@@ -288,13 +236,13 @@ describe('queue URLs as the AWS SDK takes them', () => {
     const handler = createLambdaHandler(receiver);
     expect((await handler(functionUrlEvent('user_emulator_host'))).statusCode).toBe(202);
     const mapping = startEventSourceMapping({
-      sqs: aws.sqs,
+      sqs: aws().sqs,
       queueUrl: where.queueUrl,
       queueArn: where.queueArn,
       handler: (event) => handler(event),
     });
     try {
-      await queueDrained(() => aws.messages(where.queueUrl), 30_000);
+      await queueDrained(() => aws().messages(where.queueUrl), 30_000);
     } finally {
       await mapping.stop();
     }

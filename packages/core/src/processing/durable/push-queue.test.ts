@@ -15,7 +15,11 @@ import {
   type ReceiverPlatform,
 } from '@churn-risk/core/testing';
 import { alertOf } from '../../testing/order-cases.js';
-import { delivery as signed, SECRET as CONTRACT_SECRET } from '../../testing/support.js';
+import {
+  delivery as signed,
+  quietLogger,
+  SECRET as CONTRACT_SECRET,
+} from '../../testing/support.js';
 
 // Core's push entry point: a platform queue delivers messages, core runs each try and hands
 // back the verdict; the platform here is an in-memory stand-in with Cloudflare Queues' shape (a
@@ -402,14 +406,7 @@ describe('pushQueueContract: order per user', () => {
 });
 
 describe('createPushQueue in order per user', () => {
-  const quiet = {
-    logger: {
-      debug: () => undefined,
-      info: () => undefined,
-      warn: () => undefined,
-      error: () => undefined,
-    },
-  };
+  const quiet = { logger: quietLogger };
 
   it("refuses a receiver with order: 'per-user' when the queue has no order, naming the option", () => {
     const queue = createPushQueue({ kind: 'x', send: () => Promise.resolve('accepted') });
