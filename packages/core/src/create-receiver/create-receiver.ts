@@ -400,7 +400,7 @@ class WebhookReceiver implements Receiver {
         this.#observer.logger.error(
           { err: error },
           `churn-risk: the invocation's sweep failed (${error instanceof Error ? error.message : String(error)}); ` +
-            'the alert stays queued for the next invocation or a scheduled sweep',
+            'the alert stays queued for the next one or a scheduled sweep',
         );
       },
     );

@@ -101,7 +101,7 @@ function checkQueue(options: ReceiverOptions, mode: 'async' | 'sync'): AlertQueu
     typeof shape.attach !== 'function'
   ) {
     throw new TypeError(
-      'queue must be made by createMemoryQueue or createDurableQueue (an AlertQueue: attach, accept, consume, ...).',
+      'queue must be made by createMemoryQueue or createDurableQueue (an AlertQueue).',
     );
   }
   if (
@@ -110,14 +110,14 @@ function checkQueue(options: ReceiverOptions, mode: 'async' | 'sync'): AlertQueu
     options.maxQueue !== undefined
   ) {
     throw new TypeError(
-      'dedupe, dedupeTtlMs and maxQueue configure the default in-memory queue; with a queue ' +
-        'option, set them on the queue itself.',
+      'dedupe, dedupeTtlMs and maxQueue configure the in-memory queue; with `queue`, set them ' +
+        'on the queue.',
     );
   }
   if (mode === 'sync' && !queue.processesInline) {
     throw new TypeError(
-      `mode 'sync' cannot be used with the ${queue.kind} queue, whose handlers run after the ` +
-        "answer: use mode 'async' (the default; the alert is stored durably before the 202).",
+      `mode 'sync' cannot be used with the ${queue.kind} queue (handlers run after the answer): ` +
+        "use mode 'async', the default.",
     );
   }
   return queue;
@@ -136,8 +136,8 @@ function invocationBudget(
   const budget = keepAliveBudgetMs ?? DEFAULT_KEEP_ALIVE_BUDGET_MS;
   if (budget === undefined || budget < MIN_SWEEP_BUDGET_MS) {
     throw new TypeError(
-      "consume: 'invocation' needs keepAliveBudgetMs of at least 1000: how long the platform " +
-        "keeps an invocation alive after the answer (Vercel: the route's maxDuration in ms).",
+      "consume: 'invocation' needs keepAliveBudgetMs of at least 1000: how long an invocation " +
+        "lives after the answer (Vercel: the route's maxDuration in ms).",
     );
   }
   return consume;

@@ -11,44 +11,39 @@ export const REFUSAL_SUMMARY_INTERVAL_MS = 60_000;
 /** What to change for each `5xx` the receiver answers on its own. */
 const SERVER_ERROR_FIXES: Partial<Record<WebhookErrorCode, string>> = {
   OVERLOADED:
-    'Fix: the handlers are slower than the alerts arrive (raise `concurrency` or `maxQueue`, or ' +
-    'scale out), or the queue store does not answer (`receiver.health()`). The service retries.',
+    'Fix: handlers slower than the alerts (raise `concurrency` or `maxQueue`, or scale out), or ' +
+    'the queue store not answering (`receiver.health()`). The service retries.',
   CLOSED:
-    'Fix: none needed during a shutdown or deploy (`receiver.close()` was called); else the ' +
-    'receiver was closed too early. The service retries.',
-  HANDLER_FAILED:
-    'Fix: see the handler error logged before this line; the service redelivers the alert.',
+    'Fix: none needed during a shutdown or deploy (`receiver.close()`); else the receiver closed ' +
+    'too early. The service retries.',
+  HANDLER_FAILED: 'Fix: see the handler error logged before this line; the service redelivers.',
 };
 
 /** The fix of a `503` whose cause is the queue store's own error. */
 function storeFix(storeError: string): string {
-  const sentence = /[.!?]$/.test(storeError) ? storeError : `${storeError}.`;
   return (
-    `The queue store failed: ${sentence} Fix: make the store reachable and writable by this ` +
-    'process (its URL, its rights; see `receiver.health()`). The service retries.'
+    `The queue store failed: ${storeError.replace(/(?<![.!?])$/, '.')} Fix: make the store ` +
+    'reachable and writable (URL, rights; `receiver.health()`). The service retries.'
   );
 }
 
 /** The usual cause of each summarised code, named in its status's summary line. */
 const REFUSAL_CAUSES: Partial<Record<WebhookErrorCode, string>> = {
   INVALID_SIGNATURE:
-    "INVALID_SIGNATURE: `secret` is not this endpoint's signing secret (while rotating, pass " +
-    'both), or a body parser re-serialised the body.',
+    "`secret` is not this endpoint's signing secret (while rotating, pass both), or a body " +
+    'parser re-serialised the body.',
   MISSING_SIGNATURE:
-    'MISSING_SIGNATURE: a proxy dropped the signature header, or it has another name ' +
-    '(`signatureHeader`).',
+    'a proxy dropped the signature header, or it has another name (`signatureHeader`).',
   MISSING_TIMESTAMP:
-    'MISSING_TIMESTAMP: a proxy dropped the timestamp header, or it has another name ' +
-    '(`timestampHeader`).',
-  INVALID_TIMESTAMP: 'INVALID_TIMESTAMP: the sender is not the churn-risk service.',
-  TIMESTAMP_OUT_OF_TOLERANCE:
-    "TIMESTAMP_OUT_OF_TOLERANCE: this server's clock is off (check NTP), or a delivery was replayed.",
+    'a proxy dropped the timestamp header, or it has another name (`timestampHeader`).',
+  INVALID_TIMESTAMP: 'the sender is not the churn-risk service.',
+  TIMESTAMP_OUT_OF_TOLERANCE: "this server's clock is off (check NTP), or a replay.",
   PAYLOAD_TOO_LARGE:
-    'PAYLOAD_TOO_LARGE: a body over `maxBodyBytes` (alerts are a few hundred bytes): another ' +
-    'sender posts to this URL, or the limit is too low.',
+    'a body over `maxBodyBytes` (alerts are a few hundred bytes): another sender, or the limit ' +
+    'is too low.',
   INVALID_PAYLOAD:
-    'INVALID_PAYLOAD: a signed body that is not a valid alert: from a newer service (update ' +
-    '@churn-risk/core), or another sender with this secret (a `logger` shows what was wrong).',
+    'a signed body that is not a valid alert: a newer service (update @churn-risk/core), or ' +
+    'another sender with this secret (a `logger` shows what was wrong).',
 };
 
 /** The statuses the default log summarises, instead of writing each refusal. */
@@ -170,13 +165,13 @@ function writeSummary(
   }
   const list = [...counts].map(([code, count]) => `${code} x${count}`).join(', ');
   const causes = [...counts.keys()]
-    .map((code) => REFUSAL_CAUSES[code as WebhookErrorCode])
-    .filter((cause) => cause !== undefined)
+    .filter((code) => REFUSAL_CAUSES[code as WebhookErrorCode] !== undefined)
+    .map((code) => `${code}: ${REFUSAL_CAUSES[code as WebhookErrorCode]}`)
     .join(' ');
   logger.error(
     { status, count: total, codes },
     `${total} ${total === 1 ? 'delivery' : 'deliveries'} refused with ${status} since ` +
-      `${Number.isFinite(since) ? new Date(since).toISOString() : 'start'} (${list}). ${causes} At most one such line a minute; ` +
-      'pass a `logger` to see each refusal.',
+      `${Number.isFinite(since) ? new Date(since).toISOString() : 'start'} (${list}). ${causes} At most one line a minute; ` +
+      'a `logger` shows each refusal.',
   );
 }

@@ -86,7 +86,7 @@ describe('dedupeTtlMs', () => {
     );
     const queue = createDurableQueue(createMemoryStore());
     expect(() => createReceiver({ secret: SECRET, queue, dedupeTtlMs: 1_000 })).toThrow(
-      /dedupeTtlMs .*configure the default in-memory queue/,
+      /dedupeTtlMs .*configure the in-memory queue/,
     );
     expect(() => createQueueReceiver(loose({ secret: SECRET, queue, dedupeTtlMs: 1 }))).toThrow(
       TypeError,

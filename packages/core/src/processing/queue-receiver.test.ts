@@ -71,7 +71,7 @@ describe('createQueueReceiver', () => {
     for (const extra of [{ dedupe: false }, { dedupeTtlMs: 1_000 }, { maxQueue: 5 }]) {
       const options = { secret: SECRET, queue: durableQueue(), ...extra };
       expect(() => createQueueReceiver(options as unknown as QueueReceiverOptions)).toThrow(
-        /dedupe, dedupeTtlMs and maxQueue configure the default in-memory queue/,
+        /dedupe, dedupeTtlMs and maxQueue configure the in-memory queue/,
       );
     }
   });
