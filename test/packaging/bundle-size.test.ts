@@ -17,9 +17,9 @@ import {
 } from '../../bench/src/bundle/readme-bundles.js';
 
 // Bundle size: the READMEs' workers and Lambda handlers, in memory and in queue
-// mode, bundled by esbuild and minified, are at most 25 KB gzip, and hold neither classic zod nor the API client. Sizes are deterministic for
+// mode, bundled by esbuild and minified, are at most 25 KiB gzip (25,600 bytes, as wrangler reports sizes), and hold neither classic zod nor the API client. Sizes are deterministic for
 // a given lockfile, so they are asserted; `pnpm bench bundle` prints them in full. The ops
-// README's Worker (the operations page over D1) is at most 30 KB gzip and holds no zod.
+// README's Worker (the operations page over D1) is at most 30 KiB gzip and holds no zod.
 const root = fileURLToPath(ROOT);
 const bundles = new Map<string, ReadmeBundle>();
 

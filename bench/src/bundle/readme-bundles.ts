@@ -10,11 +10,14 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build, type Format, type Metafile, type Platform } from 'esbuild';
 
-/** Most gzip bytes of each bundle (25 KB, read as 25,000 bytes, the stricter reading). */
-export const GZIP_BUDGET_BYTES = 25_000;
+/**
+ * Most gzip bytes of each bundle: 25 KiB (25,600 bytes), the unit wrangler and esbuild report
+ * sizes in, which is how a user checks it.
+ */
+export const GZIP_BUDGET_BYTES = 25 * 1024;
 
-/** Most gzip bytes of the operations page's Worker (30 KB, read as 30,000 bytes). */
-export const OPS_GZIP_BUDGET_BYTES = 30_000;
+/** Most gzip bytes of the operations page's Worker: 30 KiB (30,720 bytes). */
+export const OPS_GZIP_BUDGET_BYTES = 30 * 1024;
 
 /** A README whose first TypeScript block (or the first of a section) is bundled. */
 export interface ReadmeBundleCase {

@@ -1,7 +1,7 @@
 /**
  * `pnpm bench bundle`: the sizes of the READMEs' workers and Lambda handlers, and of the
- * operations page's Worker, bundled and minified (raw, minified, gzip, against the 25 KB gzip
- * budget, 30 KB for the page), what each package
+ * operations page's Worker, bundled and minified (raw, minified, gzip, against the 25 KiB gzip
+ * budget, 30 KiB for the page), what each package
  * weighs in them, and the time to import each bundle in a fresh Node process, beside the time to
  * import an empty module (and `node:crypto`, which the Lambda bundle imports) in the same rounds.
  */
@@ -125,7 +125,7 @@ export async function runBundle(settings: BenchSettings): Promise<BenchResult> {
   ].join('\n');
   return {
     name: 'bundle',
-    title: 'Bundle sizes and import time (at most 25 KB gzip; the ops Worker 30 KB)',
+    title: 'Bundle sizes and import time (at most 25 KiB gzip; the ops Worker 30 KiB)',
     markdown,
     data: {
       bundles: bundles.map(({ code: _code, ...rest }) => rest),
