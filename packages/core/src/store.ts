@@ -43,7 +43,7 @@ export { PushOrder, type OrderedTry } from './processing/durable/push-order.js';
 export { withTimeout } from './processing/durable/queue-base.js';
 export { RENAMED_OPTIONS, refuseUnknownOptions } from './options/known-options.js';
 export { integerOption } from './options/integer-option.js';
-export { describeError } from './errors/describe-error.js';
+export { describeError } from './errors/handlers-failed-error.js';
 export type {
   AcceptOptions,
   AcceptResult,

@@ -1,5 +1,4 @@
 import { ChurnRiskError } from './churn-risk-error.js';
-import { describeError } from './describe-error.js';
 /** A handler that failed a try: its registration index, its id when it has one, and its error. */
 export interface FailedHandler {
   index: number;
@@ -76,4 +75,10 @@ export class AlertCutOffError extends ChurnRiskError {
     this.budgetMs = budgetMs;
     this.pending = pending;
   }
+}
+
+/** An error in a few words, for a log line or a message that names a cause: `Name: message`. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return typeof error === 'string' ? error : 'a non-Error value was thrown';
 }

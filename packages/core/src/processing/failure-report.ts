@@ -1,6 +1,6 @@
 import type { AlertContext } from '../queue-port/handler-types.js';
 import type { TryInput } from '../queue-port/try-types.js';
-import { describeError } from '../errors/describe-error.js';
+import { describeError } from '../errors/handlers-failed-error.js';
 
 // Failure reporting, the try protocol's last step: what remains failed after an alert's last try
 // goes to the `onError` handlers, once, with the context of that try (built by the caller, the

@@ -9,7 +9,7 @@ import type { ReceiverObserver } from '../observability/receiver-observer.js';
 import { fromTraceCarrier } from '../observability/trace-carrier.js';
 import type { ReceiverTelemetry, TryRecord } from '../observability/telemetry.js';
 import type { AlertProcessor } from '../queue-port/alert-queue.js';
-import { describeError } from '../errors/describe-error.js';
+import { describeError } from '../errors/handlers-failed-error.js';
 import { reportFailure } from './failure-report.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import type {
