@@ -61,6 +61,6 @@ export {
   type MemoryDedupeStoreOptions,
 } from './processing/memory-dedupe-store.js';
 export type { DedupeStore } from './receiver/types.js';
-export type { RetryPolicy, TryInput } from './queue-port/try-types.js';
+export type { RetryPolicy, TryInput, TryLease, TryVerdict } from './queue-port/try-types.js';
 export type { SweepOptions } from './queue-port/alert-queue.js';
 export type { TraceCarrier } from './observability/trace-carrier.js';

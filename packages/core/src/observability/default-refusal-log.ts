@@ -1,6 +1,6 @@
 import type { WebhookErrorCode } from '../errors/webhook-error-status.js';
 import type { Logger } from './logger.js';
-import { startTimer } from '../receiver/request-body.js';
+import { startTimer } from '../processing/maybe-promise.js';
 
 /**
  * The longest the default log stays silent while deliveries keep being refused with one of the

@@ -1,4 +1,5 @@
 import { rawBodyMissingError } from './raw-body-missing.js';
+import { startTimer } from '../processing/maybe-promise.js';
 import { deliveryRefusal } from '../errors/delivery-refusal.js';
 import { payloadTooLarge, requestTimeout } from '../errors/delivery-rejected-error.js';
 import { utf8Encoder, type RawBody } from '../signature/bytes.js';
@@ -240,16 +241,4 @@ export async function handleNodeRequest(
     }
   }
   return receiver.handle({ method, headers: req.headers, body, waitUntil });
-}
-
-/**
- * `setTimeout` that never holds a process open (`unref` where the platform has it: Node, Bun,
- * Deno); returns how to cancel it.
- */
-export function startTimer(run: () => void, ms: number): () => void {
-  const timer = setTimeout(run, ms) as unknown as { unref?: () => void };
-  timer.unref?.();
-  return () => {
-    clearTimeout(timer as unknown as Parameters<typeof clearTimeout>[0]);
-  };
 }
