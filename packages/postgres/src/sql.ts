@@ -213,6 +213,17 @@ const FENCE = `id = $1::bigint AND lease_token = $2 AND lease_until > now()`;
 export function statements(schema: string) {
   const alerts = `${schema}.alerts`;
   const identities = `${schema}.alert_identities`;
+  /** The accepts' claim of identity `$1` (free or expired) for `$3` ms, as a CTE `claim`. */
+  const claimIdentity = `claim AS (
+        INSERT INTO ${identities} AS i (alert_id, expires_at)
+        VALUES ($1, now() + $3::bigint ${MS})
+        ON CONFLICT (alert_id) DO UPDATE SET expires_at = EXCLUDED.expires_at
+          WHERE i.expires_at <= now()
+        RETURNING alert_id
+      )`;
+  /** An accepted alert's `due_at`: now, or when `$4` puts it first, ahead of every alert due now. */
+  const firstDueAt = `CASE WHEN $4::boolean
+          THEN timestamptz 'epoch' - (now() - timestamptz 'epoch') ELSE now() END`;
   const users = `${schema}.alert_users`;
   const notify = (payload: string): string => `pg_notify('${channelOf(schema)}', ${payload})`;
   // A failed alert put back holds nothing (it is taken in its turn, like any other).
@@ -248,16 +259,9 @@ export function statements(schema: string) {
      * key for the first to commit, then sees it.
      */
     accept: `
-      WITH claim AS (
-        INSERT INTO ${identities} AS i (alert_id, expires_at)
-        VALUES ($1, now() + $3::bigint ${MS})
-        ON CONFLICT (alert_id) DO UPDATE SET expires_at = EXCLUDED.expires_at
-          WHERE i.expires_at <= now()
-        RETURNING alert_id
-      ), job AS (
+      WITH ${claimIdentity}, job AS (
         INSERT INTO ${alerts} (alert_id, entry, due_at)
-        SELECT alert_id, $2, CASE WHEN $4::boolean
-          THEN timestamptz 'epoch' - (now() - timestamptz 'epoch') ELSE now() END
+        SELECT alert_id, $2, ${firstDueAt}
         FROM claim RETURNING id
       )
       SELECT id, ${notify(`'0'`)} FROM job`,
@@ -267,16 +271,9 @@ export function statements(schema: string) {
      * expired is forgotten), in the same statement. A duplicate changes nothing.
      */
     acceptInOrder: `
-      WITH claim AS (
-        INSERT INTO ${identities} AS i (alert_id, expires_at)
-        VALUES ($1, now() + $3::bigint ${MS})
-        ON CONFLICT (alert_id) DO UPDATE SET expires_at = EXCLUDED.expires_at
-          WHERE i.expires_at <= now()
-        RETURNING alert_id
-      ), job AS (
+      WITH ${claimIdentity}, job AS (
         INSERT INTO ${alerts} (alert_id, entry, due_at, user_id, order_at)
-        SELECT alert_id, $2, CASE WHEN $4::boolean
-          THEN timestamptz 'epoch' - (now() - timestamptz 'epoch') ELSE now() END, $5, $6::bigint
+        SELECT alert_id, $2, ${firstDueAt}, $5, $6::bigint
         FROM claim RETURNING id
       ), newest AS (
         INSERT INTO ${users} AS u (user_id, newest_at, expires_at)
