@@ -7,11 +7,10 @@
  * SIGTERM closes it (running handlers finish).
  */
 import { createReceiver } from '@churn-risk/core';
-import { createRedisQueue } from '@churn-risk/redis';
 import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { requiredEnv } from '../durable-process.js';
-import { redisConnection } from './connection.js';
+import { redisQueueFromEnv } from './connection.js';
 
 const logFile = requiredEnv('LOG_FILE');
 const workMs = Number(process.env.WORK_MS ?? 0);
@@ -20,14 +19,7 @@ const receiver = createReceiver({
   order: 'per-user',
   concurrency: Number(process.env.CONCURRENCY ?? 10),
   retries: { retries: 3, backoffMs: () => 100 },
-  queue: createRedisQueue({
-    connection: redisConnection(),
-    prefix: requiredEnv('PREFIX'),
-    leaseMs: Number(process.env.LEASE_MS ?? 30_000),
-    ...(process.env.RECLAIM_MS === undefined
-      ? {}
-      : { reclaimIntervalMs: Number(process.env.RECLAIM_MS) }),
-  }),
+  queue: redisQueueFromEnv(),
 });
 receiver.on('churn_risk_alert', async (_alert, context) => {
   appendFileSync(logFile, `start ${context.id} ${process.pid}\n`);

@@ -5,22 +5,13 @@
  * ERROR_FILE (each onError call appends `<id> <pid> <message>`). Prints `worker ready`; SIGTERM
  * closes it (running handlers finish).
  */
-import { createRedisQueue } from '@churn-risk/redis';
 import { appendFileSync } from 'node:fs';
-import { requiredEnv, runWorker } from '../durable-process.js';
-import { redisConnection } from './connection.js';
+import { runWorker } from '../durable-process.js';
+import { redisQueueFromEnv } from './connection.js';
 
 const errorFile = process.env.ERROR_FILE;
 runWorker(
-  createRedisQueue({
-    connection: redisConnection(),
-    prefix: requiredEnv('PREFIX'),
-    leaseMs: Number(process.env.LEASE_MS ?? 30_000),
-    ...(process.env.RECLAIM_MS === undefined
-      ? {}
-      : { reclaimIntervalMs: Number(process.env.RECLAIM_MS) }),
-    ...(process.env.MAX_STALLS === undefined ? {} : { maxStalls: Number(process.env.MAX_STALLS) }),
-  }),
+  redisQueueFromEnv(),
   errorFile === undefined
     ? undefined
     : (line) => {
