@@ -68,6 +68,8 @@ interface CompletionRow extends AlertRow {
   completed: number;
   /** Whether the completed alert held a user that the take did not hold again (in order). */
   released?: boolean | null;
+  /** In order per user: the take went on with the completed alert's user's next alert. */
+  followed?: boolean | null;
 }
 
 function alertRecord(row: AlertRow | undefined): AlertRecord<'taken'> | undefined {
@@ -91,6 +93,15 @@ function lostRace(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
 }
 
+/**
+ * How many alerts of one user a completing take goes on with in a row, before it moves the user's
+ * next alert up to wait in turn with every other user's (so one user's burst holds one consumer
+ * slot for that long at most, and never starves the others).
+ */
+const MAX_STREAK = Number(process.env.STREAK ?? 16);
+/** The streaks remembered at most (an alert whose lease was lost leaves its entry behind). */
+const MAX_STREAKS = 10_000;
+
 /** Times a take in order asks again after losing races in a row, before it reports the error. */
 const RACES = 20;
 
@@ -106,6 +117,8 @@ class PgAlertStore implements PostgresAlertStore {
   readonly #enqueueTimeoutMs: number;
   readonly #pollIntervalMs: number;
   readonly #wakeUp = new WakeUp();
+  /** Completing takes that went on with a user's next alert: its job id, how many in a row. */
+  readonly #streaks = new Map<string, number>();
   /** The name of each statement's text; undefined once the connections cannot keep names. */
   #names: Map<string, string> | undefined = new Map();
   readonly #listener: Listener | undefined;
@@ -336,14 +349,24 @@ class PgAlertStore implements PostgresAlertStore {
   ): ReturnType<AlertStore['completeAndTake']> {
     if (this.#stopped) return { completed: await this.complete(id, token), next: undefined };
     // An id that is no job id completes nothing; the take happens all the same.
-    const values = [JOB_ID.test(id) ? id : '0', token, next.token, next.leaseMs];
-    const { rows } =
-      next.perUser === true
-        ? await this.#raced<CompletionRow>(this.#sql.completeAndTakeInOrder, values)
-        : await this.#query<CompletionRow>(this.#sql.completeAndTake, values);
+    const values: unknown[] = [JOB_ID.test(id) ? id : '0', token, next.token, next.leaseMs];
+    if (next.perUser !== true) {
+      const { rows } = await this.#query<CompletionRow>(this.#sql.completeAndTake, values);
+      const row = rows[0];
+      return { completed: row?.completed === 1, next: alertRecord(row) };
+    }
+    const streak = this.#streaks.get(id) ?? 0;
+    this.#streaks.delete(id);
+    values.push(streak < MAX_STREAK);
+    const { rows } = await this.#query<CompletionRow>(this.#sql.completeAndTakeInOrder, values);
     const row = rows[0];
     this.#released(row?.released);
-    return { completed: row?.completed === 1, next: alertRecord(row) };
+    const taken = alertRecord(row);
+    if (taken !== undefined && row?.followed === true) {
+      if (this.#streaks.size >= MAX_STREAKS) this.#streaks.clear();
+      this.#streaks.set(taken.jobId, streak + 1);
+    }
+    return { completed: row?.completed === 1, next: taken };
   }
 
   async scheduleRetry(

@@ -29,6 +29,153 @@ export interface Migration {
   sql: string;
 }
 
+/**
+ * The functions of the order per user (version 3), in PL/pgSQL: each statement in them reads with
+ * a snapshot of its own, taken after the user's lock (`pg_advisory_xact_lock` on the schema and
+ * the user), so that an accept and the end of the user's head, in any processes, always see each
+ * other's rows. The lock is the database's, held until the transaction's end; a take does not
+ * take it (every alert in `alerts_due` may start).
+ *
+ * - `join_line(id, user)`: alert `id` (queued) joins its user's line: it becomes the head (waiting)
+ *   when the user has none, or when the head is newer and never started (no try, no stall, not
+ *   taken over: it queues behind the new one); else it stays queued. True when it became the head.
+ * - `advance(user, ended, token, lease)`: the head `ended` completed or failed for good: the user's
+ *   oldest queued alert becomes the head, leased to `token` for `lease` ms when a token is given
+ *   (the completing take goes on with it), else waiting (and the consumers are notified). Its id,
+ *   or null (the line is empty, or `ended` was not the head).
+ * - `accept_in_order(...)`: `acceptInOrder`'s claim, newest time and alert, queued, then
+ *   `join_line`; the alert's id when accepted (`waiting`: it became the head), no row for a
+ *   duplicate.
+ * - `complete_and_take_in_order(id, token, next, lease, sticky)`: the completion, the advance of
+ *   the user's line, and a take: the user's next alert when `sticky` and there is one, else the
+ *   oldest due alert.
+ */
+const LINE_FUNCTIONS = `
+      CREATE FUNCTION {schema}.join_line(p_id bigint, p_user text) RETURNS boolean
+      LANGUAGE plpgsql AS $f$
+      DECLARE h bigint;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext('{schema}'), hashtext(p_user));
+        SELECT u.head INTO h FROM {schema}.alert_users AS u
+        WHERE u.user_id = p_user AND EXISTS (
+          SELECT 1 FROM {schema}.alerts AS a WHERE a.id = u.head AND a.state IN ('waiting', 'active'));
+        IF NOT FOUND THEN
+          INSERT INTO {schema}.alert_users (user_id, newest_at, expires_at)
+          SELECT p_user, a.order_at, now() FROM {schema}.alerts AS a WHERE a.id = p_id
+          ON CONFLICT (user_id) DO NOTHING;
+        END IF;
+        IF h IS NOT NULL THEN
+          UPDATE {schema}.alerts AS a SET state = 'queued'
+          FROM {schema}.alerts AS n
+          WHERE a.id = h AND n.id = p_id AND a.state = 'waiting' AND a.tries = 0 AND a.stalls = 0
+            AND NOT a.lapsed AND (a.order_at, a.id) > (n.order_at, n.id);
+          IF NOT FOUND THEN RETURN false; END IF;
+        END IF;
+        UPDATE {schema}.alerts SET state = 'waiting' WHERE id = p_id;
+        UPDATE {schema}.alert_users SET head = p_id WHERE user_id = p_user;
+        RETURN true;
+      END $f$;
+
+      CREATE FUNCTION {schema}.advance(p_user text, p_ended bigint, p_token text, p_lease bigint,
+        p_notify boolean)
+      RETURNS bigint LANGUAGE plpgsql AS $f$
+      DECLARE nxt bigint;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext('{schema}'), hashtext(p_user));
+        SELECT a.id INTO nxt FROM {schema}.alerts AS a
+        WHERE a.user_id = p_user AND a.state = 'queued'
+        ORDER BY a.order_at, a.id LIMIT 1;
+        UPDATE {schema}.alert_users SET head = nxt WHERE user_id = p_user AND head = p_ended;
+        IF NOT FOUND OR nxt IS NULL THEN RETURN NULL; END IF;
+        IF p_token IS NOT NULL THEN
+          UPDATE {schema}.alerts SET state = 'active', lease_token = p_token,
+            lease_until = now() + p_lease * interval '1 millisecond'
+          WHERE id = nxt;
+        ELSE
+          UPDATE {schema}.alerts SET state = 'waiting' WHERE id = nxt;
+          IF p_notify THEN PERFORM pg_notify('churn_risk.{schema}', '0'); END IF;
+        END IF;
+        RETURN nxt;
+      END $f$;
+
+      CREATE FUNCTION {schema}.accept_in_order(p_alert text, p_entry text, p_ttl bigint,
+        p_first boolean, p_user text, p_at bigint)
+      RETURNS TABLE (id bigint, waiting boolean) LANGUAGE plpgsql AS $f$
+      #variable_conflict use_column
+      DECLARE new_id bigint;
+      BEGIN
+        INSERT INTO {schema}.alert_identities AS i (alert_id, expires_at)
+        VALUES (p_alert, now() + p_ttl * interval '1 millisecond')
+        ON CONFLICT (alert_id) DO UPDATE SET expires_at = EXCLUDED.expires_at
+          WHERE i.expires_at <= now();
+        IF NOT FOUND THEN RETURN; END IF;
+        INSERT INTO {schema}.alert_users AS u (user_id, newest_at, expires_at)
+        VALUES (p_user, p_at, now() + p_ttl * interval '1 millisecond')
+        ON CONFLICT (user_id) DO UPDATE SET
+          newest_at = CASE WHEN u.expires_at > now()
+            THEN greatest(u.newest_at, EXCLUDED.newest_at) ELSE EXCLUDED.newest_at END,
+          expires_at = greatest(u.expires_at, EXCLUDED.expires_at);
+        INSERT INTO {schema}.alerts (alert_id, entry, due_at, user_id, order_at, state)
+        VALUES (p_alert, p_entry, CASE WHEN p_first
+          THEN timestamptz 'epoch' - (now() - timestamptz 'epoch') ELSE now() END,
+          p_user, p_at, 'queued')
+        RETURNING alerts.id INTO new_id;
+        IF {schema}.join_line(new_id, p_user) THEN
+          PERFORM pg_notify('churn_risk.{schema}', '0');
+          RETURN QUERY SELECT new_id, true;
+        ELSE
+          RETURN QUERY SELECT new_id, false;
+        END IF;
+      END $f$;
+
+      CREATE FUNCTION {schema}.complete_and_take_in_order(p_id bigint, p_token text,
+        p_next text, p_lease bigint, p_sticky boolean)
+      RETURNS TABLE (completed int, id bigint, entry text, tries int, succeeded text[],
+        stalls int, lapsed boolean, user_id text, order_at bigint, newest float8, released boolean,
+        followed boolean)
+      LANGUAGE plpgsql AS $f$
+      #variable_conflict use_column
+      DECLARE d_user text; d_done int := 0; nxt bigint;
+      BEGIN
+        DELETE FROM {schema}.alerts AS a
+        WHERE a.id = p_id AND a.lease_token = p_token AND a.lease_until > now()
+        RETURNING a.user_id INTO d_user;
+        IF FOUND THEN d_done := 1; END IF;
+        IF d_user IS NOT NULL THEN
+          nxt := {schema}.advance(d_user, p_id, CASE WHEN p_sticky THEN p_next END, p_lease, false);
+          IF nxt IS NOT NULL AND p_sticky THEN
+            RETURN QUERY SELECT d_done, a.id, a.entry, a.tries, a.succeeded, a.stalls, a.lapsed,
+              a.user_id, a.order_at, coalesce((SELECT greatest(n.newest_at, a.order_at)
+                FROM {schema}.alert_users AS n
+                WHERE n.user_id = a.user_id AND n.expires_at > now()), a.order_at)::float8,
+              false, true
+            FROM {schema}.alerts AS a WHERE a.id = nxt;
+            RETURN;
+          END IF;
+        END IF;
+        RETURN QUERY WITH next AS (
+          SELECT a.id FROM {schema}.alerts AS a
+          WHERE a.state = 'waiting' AND a.due_at <= now()
+          ORDER BY a.due_at, a.id
+          LIMIT 1
+          FOR UPDATE SKIP LOCKED
+        ), taken AS (
+          UPDATE {schema}.alerts AS a
+          SET state = 'active', lease_token = p_next,
+            lease_until = now() + p_lease * interval '1 millisecond'
+          FROM next
+          WHERE a.id = next.id
+          RETURNING a.id, a.entry, a.tries, a.succeeded, a.stalls, a.lapsed, a.user_id, a.order_at
+        )
+        SELECT d_done, t.id, t.entry, t.tries, t.succeeded, t.stalls, t.lapsed, t.user_id,
+          t.order_at, CASE WHEN t.user_id IS NOT NULL THEN coalesce((
+            SELECT greatest(n.newest_at, t.order_at) FROM {schema}.alert_users AS n
+            WHERE n.user_id = t.user_id AND n.expires_at > now()
+          ), t.order_at)::float8 END,
+          nxt IS NOT NULL, false
+        FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true;
+      END $f$;`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -76,6 +223,34 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX alert_users_expires_at ON {schema}.alert_users (expires_at);`,
   },
+  {
+    // Order per user, head of line: only each user's head (the alert that may run: waiting,
+    // delayed for a retry, or active) is in `alerts_due`; the user's later alerts are `queued`
+    // behind it, and the end of the head moves the next one up. A take in order is a plain take.
+    version: 3,
+    sql: `
+      ALTER TABLE {schema}.alerts DROP CONSTRAINT alerts_state_check;
+      ALTER TABLE {schema}.alerts ADD CONSTRAINT alerts_state_check
+        CHECK (state IN ('waiting', 'active', 'failed', 'queued'));
+      ALTER TABLE {schema}.alert_users ADD COLUMN head bigint;
+      INSERT INTO {schema}.alert_users (user_id, newest_at, expires_at)
+        SELECT user_id, max(order_at), now() FROM {schema}.alerts
+        WHERE user_id IS NOT NULL AND (state = 'waiting' OR holds) GROUP BY user_id
+        ON CONFLICT (user_id) DO NOTHING;
+      UPDATE {schema}.alert_users AS u SET head = h.id FROM (
+        SELECT DISTINCT ON (user_id) user_id, id FROM {schema}.alerts
+        WHERE user_id IS NOT NULL AND (state = 'waiting' OR holds)
+        ORDER BY user_id, holds DESC, order_at, id
+      ) AS h WHERE u.user_id = h.user_id;
+      UPDATE {schema}.alerts SET state = 'queued'
+        WHERE user_id IS NOT NULL AND state = 'waiting'
+          AND id NOT IN (SELECT head FROM {schema}.alert_users WHERE head IS NOT NULL);
+      UPDATE {schema}.alerts SET holds = false WHERE holds;
+      DROP INDEX {schema}.alerts_user_line;
+      DROP INDEX {schema}.alerts_holder;
+      CREATE INDEX alerts_queue ON {schema}.alerts (user_id, order_at, id) WHERE state = 'queued';
+      ${LINE_FUNCTIONS}`,
+  },
 ];
 
 /** SQLSTATE `unique_violation`: in a take in order, a second holder of a user (`alerts_holder`). */
@@ -115,7 +290,7 @@ function takeCtes(alerts: string, token: number, lease: number): string {
         lease_until = now() + $${String(lease)}::bigint ${MS}
       FROM next
       WHERE a.id = next.id
-      RETURNING a.id, a.entry, a.tries, a.succeeded, a.stalls, a.lapsed
+      RETURNING a.id, a.entry, a.tries, a.succeeded, a.stalls, a.lapsed, a.user_id, a.order_at
     )`;
 }
 
@@ -270,20 +445,7 @@ export function statements(schema: string) {
      * and the user's row keeps the newest time accepted, with the identities' expiry (a time
      * expired is forgotten), in the same statement. A duplicate changes nothing.
      */
-    acceptInOrder: `
-      WITH ${claimIdentity}, job AS (
-        INSERT INTO ${alerts} (alert_id, entry, due_at, user_id, order_at)
-        SELECT alert_id, $2, ${firstDueAt}, $5, $6::bigint
-        FROM claim RETURNING id
-      ), newest AS (
-        INSERT INTO ${users} AS u (user_id, newest_at, expires_at)
-        SELECT $5, $6::bigint, now() + $3::bigint ${MS} FROM job
-        ON CONFLICT (user_id) DO UPDATE SET
-          newest_at = CASE WHEN u.expires_at > now()
-            THEN greatest(u.newest_at, EXCLUDED.newest_at) ELSE EXCLUDED.newest_at END,
-          expires_at = greatest(u.expires_at, EXCLUDED.expires_at)
-      )
-      SELECT id, ${notify(`'0'`)} FROM job`,
+    acceptInOrder: `SELECT id, waiting FROM ${schema}.accept_in_order($1, $2, $3, $4, $5, $6::bigint)`,
     /**
      * `$1` token, `$2` lease ms. The oldest due alert, leased, read in the order of the partial
      * index `alerts_due` (a take reads a few index entries however many alerts wait). When none
@@ -298,7 +460,7 @@ export function statements(schema: string) {
       FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true`,
     /** `take` in order per user (`orderedTakeCtes`), with `newest`. */
     takeInOrder: `
-      WITH ${orderedTakeCtes(alerts, 1, 2, false)}
+      WITH ${takeCtes(alerts, 1, 2)}
       SELECT t.*, ${newestOf(users)}, CASE WHEN t.id IS NULL THEN (
         SELECT (extract(epoch FROM min(due_at) - now()) * 1000)::float8 FROM ${alerts}
         WHERE state = 'waiting' AND due_at > now()
@@ -308,13 +470,7 @@ export function statements(schema: string) {
      * `completeAndTake` with a take in order per user: the completed alert's row goes (and with
      * it its hold), and the take may hold that user again by its next alert.
      */
-    completeAndTakeInOrder: `
-      WITH done AS (
-        DELETE FROM ${alerts} WHERE ${FENCE} RETURNING id, user_id, holds
-      ), ${orderedTakeCtes(alerts, 3, 4, true)}
-      SELECT (SELECT count(*) FROM done)::int AS completed, t.*, ${newestOf(users)},
-        (SELECT d.holds AND d.user_id IS DISTINCT FROM t.user_id FROM done AS d) AS released
-      FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true`,
+    completeAndTakeInOrder: `SELECT * FROM ${schema}.complete_and_take_in_order($1::bigint, $2, $3, $4::bigint, $5::boolean)`,
     /** `$1` id, `$2` token, `$3` next token, `$4` lease ms: completes, and takes the next alert. */
     completeAndTake: `
       WITH done AS (
@@ -327,7 +483,10 @@ export function statements(schema: string) {
      * identity stays until it expires. A row when it was completed: `released`, whether it held
      * its user.
      */
-    complete: `DELETE FROM ${alerts} WHERE ${FENCE} RETURNING holds AS released`,
+    complete: `
+      WITH done AS (DELETE FROM ${alerts} WHERE ${FENCE} RETURNING id, user_id)
+      SELECT user_id IS NOT NULL AND ${schema}.advance(user_id, id, NULL, 0, true) IS NOT NULL AS released
+      FROM done`,
     /** `$1` id, `$2` token, `$3` lease ms, `$4` stalls (null: unchanged, `lapsed` kept). */
     extend: `
       UPDATE ${alerts}
@@ -353,11 +512,15 @@ export function statements(schema: string) {
      * alert was accepted in order (it may have held its user).
      */
     fail: `
+      WITH failed AS (
       UPDATE ${alerts}
       SET state = 'failed', failed_at = now(), tries = $3, succeeded = $4, error = $5,
         lapsed = false, lease_token = NULL, lease_until = NULL, holds = false
       WHERE ${FENCE}
-      RETURNING user_id IS NOT NULL AS released`,
+      RETURNING id, user_id
+    )
+    SELECT user_id IS NOT NULL AND ${schema}.advance(user_id, id, NULL, 0, true) IS NOT NULL AS released
+    FROM failed`,
     /** Puts back every alert whose lease expired, marked lapsed; notifies when there were any. */
     reclaim: `
       WITH back AS (
