@@ -16,7 +16,7 @@ import { CONNECT_TIMEOUT_MS, describeConnection, openPool, withClient } from './
 import { PostgresSchemaError, PostgresStoreError } from './errors.js';
 import { checkTables, migrate } from './migrate.js';
 import { resolvePostgresOptions, type PostgresQueueOptions } from './options.js';
-import { channelOf, statements, UNIQUE_VIOLATION, type Statements } from './sql.js';
+import { channelOf, statements, type Statements } from './sql.js';
 import { Listener, WakeUp } from './wake-up.js';
 
 /** The Postgres `AlertStore`. */
@@ -86,24 +86,13 @@ function alertRecord(row: AlertRow | undefined): AlertRecord<'taken'> | undefine
 }
 
 /**
- * Whether a take in order lost its race for a user: another take held it first, after this
- * statement's snapshot (the unique index of holders refused it; the statement wrote nothing).
- */
-function lostRace(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
-}
-
-/**
  * How many alerts of one user a completing take goes on with in a row, before it moves the user's
  * next alert up to wait in turn with every other user's (so one user's burst holds one consumer
  * slot for that long at most, and never starves the others).
  */
-const MAX_STREAK = Number(process.env.STREAK ?? 16);
+const MAX_STREAK = 16;
 /** The streaks remembered at most (an alert whose lease was lost leaves its entry behind). */
 const MAX_STREAKS = 10_000;
-
-/** Times a take in order asks again after losing races in a row, before it reports the error. */
-const RACES = 20;
 
 class PgAlertStore implements PostgresAlertStore {
   readonly kind = 'postgres';
@@ -275,7 +264,7 @@ class PgAlertStore implements PostgresAlertStore {
     const text = options.perUser === true ? this.#sql.takeInOrder : this.#sql.take;
     for (;;) {
       const seen = this.#wakeUp.count;
-      const { rows } = await this.#raced<AlertRow & { due_in_ms: number | null }>(text, [
+      const { rows } = await this.#query<AlertRow & { due_in_ms: number | null }>(text, [
         options.token,
         options.leaseMs,
       ]);
@@ -290,23 +279,6 @@ class PgAlertStore implements PostgresAlertStore {
       await this.#wakeUp.sleep(Math.max(1, Math.min(left, Math.ceil(due))));
       // Once the poll interval is over, core asks again at once: that is the interval's query.
       if (this.#isStopped() || Date.now() - started >= this.#pollIntervalMs) return undefined;
-    }
-  }
-
-  /**
-   * `#query` of a statement that takes in order: asked again while it loses its race for a user
-   * (each time with a newer snapshot, which sees the other take's hold).
-   */
-  async #raced<R extends pg.QueryResultRow>(
-    text: string,
-    values: unknown[],
-  ): Promise<pg.QueryResult<R>> {
-    for (let race = 1; ; race++) {
-      try {
-        return await this.#query<R>(text, values);
-      } catch (error) {
-        if (!lostRace(error) || race >= RACES) throw error;
-      }
     }
   }
 

@@ -109,6 +109,8 @@ const LINE_FUNCTIONS = `
         ON CONFLICT (alert_id) DO UPDATE SET expires_at = EXCLUDED.expires_at
           WHERE i.expires_at <= now();
         IF NOT FOUND THEN RETURN; END IF;
+        -- The user's lock before its row: the end of a head takes them in this order too.
+        PERFORM pg_advisory_xact_lock(hashtext('{schema}'), hashtext(p_user));
         INSERT INTO {schema}.alert_users AS u (user_id, newest_at, expires_at)
         VALUES (p_user, p_at, now() + p_ttl * interval '1 millisecond')
         ON CONFLICT (user_id) DO UPDATE SET
@@ -174,6 +176,24 @@ const LINE_FUNCTIONS = `
           ), t.order_at)::float8 END,
           nxt IS NOT NULL, false
         FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true;
+      END $f$;
+
+      CREATE FUNCTION {schema}.put_back(p_ids bigint[]) RETURNS int
+      LANGUAGE plpgsql AS $f$
+      DECLARE r record; n int := 0;
+      BEGIN
+        FOR r IN SELECT a.id, a.user_id FROM {schema}.alerts AS a
+          WHERE a.id = ANY(p_ids) AND a.state = 'failed' ORDER BY a.id FOR UPDATE
+        LOOP
+          UPDATE {schema}.alerts SET due_at = now(), tries = 0, stalls = 0, lapsed = false,
+            error = NULL, failed_at = NULL, holds = false,
+            state = CASE WHEN r.user_id IS NULL THEN 'waiting' ELSE 'queued' END
+          WHERE id = r.id;
+          IF r.user_id IS NOT NULL THEN PERFORM {schema}.join_line(r.id, r.user_id); END IF;
+          n := n + 1;
+        END LOOP;
+        IF n > 0 THEN PERFORM pg_notify('churn_risk.{schema}', '0'); END IF;
+        RETURN n;
       END $f$;`;
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -253,9 +273,6 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** SQLSTATE `unique_violation`: in a take in order, a second holder of a user (`alerts_holder`). */
-export const UNIQUE_VIOLATION = '23505';
-
 /** The version this code writes: a schema at it needs no migration. */
 export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
 
@@ -289,75 +306,6 @@ function takeCtes(alerts: string, token: number, lease: number): string {
       SET state = 'active', lease_token = $${String(token)},
         lease_until = now() + $${String(lease)}::bigint ${MS}
       FROM next
-      WHERE a.id = next.id
-      RETURNING a.id, a.entry, a.tries, a.succeeded, a.stalls, a.lapsed, a.user_id, a.order_at
-    )`;
-}
-
-/**
- * A take in order per user (`TakeOptions.perUser`), `$token` and `$lease` as `takeCtes`. An alert
- * may start when it was accepted without order, when it holds its user (a retry due again, an
- * alert put back by a reclaim), or when no alert holds its user and it is the user's oldest
- * waiting alert (`order_at`, then the first accepted). One lookup in `alerts_user_line` tells:
- * it holds each user's waiting alerts and the alert that holds the user, the holder first, then
- * by time; an alert may start when it is the first there.
- *
- * The due alerts are read in the order of `alerts_due`, as a plain take reads them, one index
- * entry at a time (each step an `ORDER BY ... LIMIT 1` from the last one), and the first that may
- * start and that no other take locked is taken (its row found again by its `ctid`, one page read; a
- * row changed since the statement's snapshot is locked in its newest version, which must still be
- * waiting and due): the check comes before the lock, so that a take
- * never locks (and so hides from the take it is due to) an alert that may not start for it. The
- * walk keeps the plan on ordered index scans whatever the statistics: a filtered scan, planned
- * while the table looked nearly empty, read and sorted every waiting alert.
- *
- * Taking sets `holds`. Two takes that saw the same user free (one statement's snapshot can be
- * older than another take's commit) cannot both hold it: the unique index `alerts_holder` makes
- * the second wait for the first and then refuses it (`UNIQUE_VIOLATION`, the whole statement
- * undone); the store asks again.
- *
- * `completing`: the statement deletes the alerts of a `done` CTE (`completeAndTake`): the users
- * they held count as free, and `done` runs before the take's write (the index sees that row gone).
- */
-function orderedTakeCtes(
-  alerts: string,
-  token: number,
-  lease: number,
-  completing: boolean,
-): string {
-  const notDone = completing ? ' AND o.id NOT IN (SELECT id FROM done)' : '';
-  // The user's first entry in `alerts_user_line`, read from where the user's entries begin: a
-  // range on the index's first column, in the index's order, so that whatever the statistics say
-  // PostgreSQL reads the index in order and stops at the first entry (an equality on the user,
-  // planned while each user seemed to have one alert, read all the user's entries and sorted them).
-  const mayStart = (x: string): string => `(${x}.user_id IS NULL OR ${x}.id = (
-        SELECT o.id FROM ${alerts} AS o
-        WHERE o.user_id >= ${x}.user_id AND (o.state = 'waiting' OR o.holds)${notDone}
-        ORDER BY o.user_id, o.holds DESC, o.order_at, o.id
-        LIMIT 1))`;
-  return `next AS (
-      WITH RECURSIVE walk AS (
-        (SELECT due_at, id, user_id, ctid FROM ${alerts}
-        WHERE state = 'waiting' AND due_at <= now()
-        ORDER BY due_at, id
-        LIMIT 1)
-        UNION ALL
-        SELECT n.due_at, n.id, n.user_id, n.ctid FROM walk AS w CROSS JOIN LATERAL (
-          SELECT due_at, id, user_id, ctid FROM ${alerts}
-          WHERE state = 'waiting' AND due_at <= now() AND (due_at, id) > (w.due_at, w.id)
-          ORDER BY due_at, id
-          LIMIT 1
-        ) AS n
-      )
-      SELECT a.id FROM walk AS w JOIN ${alerts} AS a ON a.ctid = w.ctid
-      WHERE a.state = 'waiting' AND a.due_at <= now() AND ${mayStart('w')}
-      LIMIT 1
-      FOR UPDATE OF a SKIP LOCKED
-    ), taken AS (
-      UPDATE ${alerts} AS a
-      SET state = 'active', lease_token = $${String(token)},
-        lease_until = now() + $${String(lease)}::bigint ${MS}, holds = a.user_id IS NOT NULL
-      FROM next${completing ? ', (SELECT count(*) FROM done) AS d' : ''}
       WHERE a.id = next.id
       RETURNING a.id, a.entry, a.tries, a.succeeded, a.stalls, a.lapsed, a.user_id, a.order_at
     )`;
@@ -401,9 +349,6 @@ export function statements(schema: string) {
           THEN timestamptz 'epoch' - (now() - timestamptz 'epoch') ELSE now() END`;
   const users = `${schema}.alert_users`;
   const notify = (payload: string): string => `pg_notify('${channelOf(schema)}', ${payload})`;
-  // A failed alert put back holds nothing (it is taken in its turn, like any other).
-  const putBack = `state = 'waiting', due_at = now(), tries = 0, stalls = 0, lapsed = false,
-    error = NULL, failed_at = NULL, holds = false`;
   return {
     /**
      * `$1` schema: what exists of the store's tables. Read from the catalog tables with the
@@ -539,44 +484,25 @@ export function statements(schema: string) {
       ORDER BY failed_at DESC, id DESC
       LIMIT $1 OFFSET $2`,
     /** `$1` job id: tries and stalls to 0, lapsed cleared, the record kept. */
-    retryById: `
-      WITH back AS (
-        UPDATE ${alerts} SET ${putBack} WHERE state = 'failed' AND id = $1::bigint RETURNING id
-      )
-      SELECT count(*)::int AS retried,
-        CASE WHEN count(*) > 0 THEN ${notify(`'0'`)}::text END AS notified
-      FROM back`,
+    retryById: `SELECT ${schema}.put_back(ARRAY[$1::bigint]) AS retried`,
     /** `$1` alert identity. */
-    retryByAlert: `
-      WITH back AS (
-        UPDATE ${alerts} SET ${putBack} WHERE state = 'failed' AND alert_id = $1 RETURNING id
-      )
-      SELECT count(*)::int AS retried,
-        CASE WHEN count(*) > 0 THEN ${notify(`'0'`)}::text END AS notified
-      FROM back`,
+    retryByAlert: `SELECT ${schema}.put_back(ARRAY(
+      SELECT id FROM ${alerts} WHERE state = 'failed' AND alert_id = $1)) AS retried`,
     /**
      * Every alert failed now (one statement: a snapshot). The rows are locked in the order of
      * their ids, so that retry-alls at once wait for each other instead of deadlocking; a row
      * another one put back meanwhile is skipped (its state is checked again once it is locked),
      * also when it failed again since the statement began (a failure after the snapshot).
      */
-    retryAll: `
-      WITH failed AS (
-        SELECT id FROM ${alerts} WHERE state = 'failed' AND failed_at <= now()
-        ORDER BY id FOR UPDATE
-      ), back AS (
-        UPDATE ${alerts} AS a SET ${putBack} FROM failed WHERE a.id = failed.id RETURNING a.id
-      )
-      SELECT count(*)::int AS retried,
-        CASE WHEN count(*) > 0 THEN ${notify(`'0'`)}::text END AS notified
-      FROM back`,
+    retryAll: `SELECT ${schema}.put_back(ARRAY(
+      SELECT id FROM ${alerts} WHERE state = 'failed' AND failed_at <= now())) AS retried`,
     /**
      * Counts by state. `completed`: identities still remembered whose alert's row is gone (a
      * completed alert keeps only its identity).
      */
     counts: `
       SELECT
-        count(*) FILTER (WHERE state = 'waiting' AND due_at <= now())::int AS waiting,
+        count(*) FILTER (WHERE state IN ('waiting', 'queued') AND due_at <= now())::int AS waiting,
         count(*) FILTER (WHERE state = 'active')::int AS active,
         count(*) FILTER (WHERE state = 'waiting' AND due_at > now())::int AS delayed,
         count(*) FILTER (WHERE state = 'failed')::int AS failed,
@@ -584,7 +510,7 @@ export function statements(schema: string) {
           AND NOT EXISTS (SELECT 1 FROM ${alerts} AS a WHERE a.alert_id = i.alert_id))::int
           AS completed
       FROM ${alerts}`,
-    depth: `SELECT count(*)::int AS depth FROM ${alerts} WHERE state = 'waiting'`,
+    depth: `SELECT count(*)::int AS depth FROM ${alerts} WHERE state IN ('waiting', 'queued')`,
     /** How long until the next delayed alert falls due, in ms (null when none is delayed). */
     nextDue: `
       SELECT (extract(epoch FROM min(due_at) - now()) * 1000)::float8 AS due_in_ms
@@ -598,7 +524,7 @@ export function statements(schema: string) {
     /** `$1` batch size: deletes up to that many users whose newest time expired. */
     sweepUsers: `
       DELETE FROM ${users} WHERE user_id IN (
-        SELECT user_id FROM ${users} WHERE expires_at <= now()
+        SELECT user_id FROM ${users} WHERE expires_at <= now() AND head IS NULL
         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
       )`,
     /** `$1` ms a failed alert is kept, `$2` batch size. */

@@ -11,8 +11,10 @@ import { createPostgresQueue, createPostgresStore, type PostgresAlertStore } fro
 import { MIGRATIONS, statements } from '../src/sql.js';
 import { deliveryOf, makeAlert, SECRET, sql as sqlOn, until, usePostgres } from './helpers.js';
 
-// Order per user on a real PostgreSQL: the hold is the database's own (a unique index), takes in
-// order from several stores and receivers at once, and a worker killed while it holds a user.
+// Order per user on a real PostgreSQL: each user's head of line is the only alert of the user a
+// take can see, the user's later alerts queue behind it (under the database's per-user lock);
+// takes in order from several stores and receivers at once, and a worker killed while it holds a
+// user.
 
 const postgres = usePostgres();
 const sql = (text: string, values: unknown[] = []): Promise<pg.QueryResult> =>
@@ -81,7 +83,7 @@ describe('order per user on PostgreSQL', () => {
       expect(taken?.id).toBe(old.id);
       expect(taken?.newest).toBeUndefined(); // accepted without order: no user to order by
       const versions = await sql(`SELECT version FROM ${schema}.migrations ORDER BY version`);
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
       const fresh = entryOf('new_user', 2);
       expect(await store.accept(fresh, inOrder(fresh))).toBe('accepted');
       const next = await store.take({ token: 'u', leaseMs: 60_000, perUser: true, wait: false });
@@ -91,66 +93,155 @@ describe('order per user on PostgreSQL', () => {
     }
   });
 
-  it('PostgreSQL itself refuses a second holder of a user (the unique index of holders)', async () => {
-    const schema = 'second_holder';
+  it('migrates a schema at version 2 with users held: the holder stays first, the other alerts queue behind their heads', async () => {
+    const schema = 'from_v2';
+    const text = statements(schema);
+    await sql(text.createSchema);
+    await sql(text.createMigrations);
+    for (const migration of MIGRATIONS.slice(0, 2)) {
+      await sql(migration.sql.replaceAll('{schema}', schema));
+      await sql(text.recordMigration, [migration.version]);
+    }
+    // Written as version 2 wrote them: `u`'s alert at minute 5 holds it (running, leased to
+    // `old`), its alerts at minutes 1 and 3 wait; `v` has two waiting alerts and no holder.
+    const row = async (user: string, minute: number, holds: boolean): Promise<void> => {
+      const entry = entryOf(user, minute);
+      await sql(
+        `INSERT INTO ${schema}.alerts (alert_id, entry, user_id, order_at, holds, state,
+          lease_token, lease_until)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + interval '1 hour')`,
+        [
+          entry.id,
+          JSON.stringify(entry),
+          user,
+          Date.parse(at(minute)),
+          holds,
+          holds ? 'active' : 'waiting',
+          holds ? 'old' : null,
+        ],
+      );
+    };
+    await row('u', 5, true);
+    await row('u', 3, false);
+    await row('u', 1, false);
+    await row('v', 4, false);
+    await row('v', 2, false);
     const store = storeOn(schema);
     try {
-      const [first, second] = [entryOf('u', 1), entryOf('u', 2)];
-      for (const entry of [first, second]) await store.accept(entry, inOrder(entry));
-      const taken = await store.take({ token: 't', leaseMs: 60_000, perUser: true, wait: false });
-      expect(taken?.id).toBe(first.id);
-      const held = await sql(`SELECT alert_id FROM ${schema}.alerts WHERE holds`);
-      expect(held.rows).toEqual([{ alert_id: first.id }]);
-      await expect(
-        sql(`UPDATE ${schema}.alerts SET holds = true WHERE alert_id = $1`, [second.id]),
-      ).rejects.toMatchObject({ code: '23505', constraint: 'alerts_holder' });
+      const take = (token: string): Promise<AlertRecord<'taken'> | undefined> =>
+        store.take({ token, leaseMs: 60_000, perUser: true, wait: false });
+      const first = await take('a');
+      expect(first?.id).toBe(entryOf('v', 2).id); // u is held: only v's oldest can start
+      expect(await take('b')).toBeUndefined();
+      const { rows } = await sql(`SELECT id FROM ${schema}.alerts WHERE lease_token = 'old'`);
+      const holder = String((rows[0] as { id: string }).id);
+      const next = await store.completeAndTake(holder, 'old', {
+        token: 'c',
+        leaseMs: 60_000,
+        perUser: true,
+      });
+      expect([next.completed, next.next?.id]).toEqual([true, entryOf('u', 1).id]);
+      const states = await sql(
+        `SELECT alert_id, state FROM ${schema}.alerts ORDER BY user_id, order_at`,
+      );
+      expect(states.rows).toEqual([
+        { alert_id: entryOf('u', 1).id, state: 'active' },
+        { alert_id: entryOf('u', 3).id, state: 'queued' },
+        { alert_id: entryOf('v', 2).id, state: 'active' },
+        { alert_id: entryOf('v', 4).id, state: 'queued' },
+      ]);
     } finally {
       await store.close();
     }
   });
 
-  it('a take that races another for a user waits for it: nothing of that user once it commits, the alert once it rolls back', async () => {
+  it('only a user’s head waits where takes look: the later alerts queue, an older alert goes before a head that never started', async () => {
+    const schema = 'head_of_line';
+    const store = storeOn(schema);
+    const states = async (): Promise<Record<string, string>> => {
+      const { rows } = await sql(`SELECT alert_id, state FROM ${schema}.alerts`);
+      return Object.fromEntries(
+        (rows as { alert_id: string; state: string }[]).map((r) => [r.alert_id, r.state]),
+      );
+    };
+    try {
+      const [m3, m5, m1, m0] = [entryOf('u', 3), entryOf('u', 5), entryOf('u', 1), entryOf('u', 0)];
+      for (const entry of [m3, m5]) await store.accept(entry, inOrder(entry));
+      expect(await states()).toEqual({ [m3.id]: 'waiting', [m5.id]: 'queued' });
+      // Older than the head, which has not started: it becomes the head.
+      await store.accept(m1, inOrder(m1));
+      expect(await states()).toEqual({ [m1.id]: 'waiting', [m3.id]: 'queued', [m5.id]: 'queued' });
+      expect(await store.counts()).toMatchObject({ waiting: 3, active: 0 });
+      const taken = await store.take({ token: 't', leaseMs: 60_000, perUser: true, wait: false });
+      expect([taken?.id, taken?.newest]).toEqual([m1.id, Date.parse(at(5))]);
+      // Older still, but the head has started: it queues first behind it.
+      await store.accept(m0, inOrder(m0));
+      expect(await states()).toMatchObject({ [m1.id]: 'active', [m0.id]: 'queued' });
+      expect(await store.take({ token: 'x', leaseMs: 60_000, perUser: true, wait: false })).toBe(
+        undefined,
+      );
+      // Failed for good: the user's next (the oldest queued) moves up at once.
+      await store.fail(taken?.jobId ?? '', 't', {
+        outcome: 'failed',
+        tries: 1,
+        succeeded: [],
+        error: new Error('crm down'),
+      });
+      const next = await store.take({ token: 'y', leaseMs: 60_000, perUser: true, wait: false });
+      expect(next?.id).toBe(m0.id);
+      // Put back, the failed alert queues in its turn behind the running head.
+      await store.retry(taken?.jobId ?? '');
+      expect(await states()).toMatchObject({ [m0.id]: 'active', [m1.id]: 'queued' });
+      await store.complete(next?.jobId ?? '', 'y');
+      const after = await store.take({ token: 'z', leaseMs: 60_000, perUser: true, wait: false });
+      expect(after?.id).toBe(m1.id);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('an accept that comes while the end of the user’s head holds the user’s lock waits for it, and joins the line that end left', async () => {
     for (const ending of ['COMMIT', 'ROLLBACK'] as const) {
-      const schema = `race_${ending.toLowerCase()}`;
+      const schema = `lock_${ending.toLowerCase()}`;
       const store = storeOn(schema);
       const other = new pg.Client({ connectionString: postgres.url });
       await other.connect();
       try {
-        // The user's oldest alert failed: it holds nothing, and the next one is the user's head.
-        const [failing, head] = [entryOf('u', 1), entryOf('u', 2)];
-        for (const entry of [failing, head]) await store.accept(entry, inOrder(entry));
-        const first = await store.take({ token: 'f', leaseMs: 60_000, perUser: true, wait: false });
-        const error = new Error('crm down');
-        await store.fail(first?.jobId ?? '', 'f', {
-          outcome: 'failed',
-          tries: 1,
-          succeeded: [],
-          error,
-        });
-        // Another take, still in its transaction, holds the user by the failed alert (as a take
-        // whose snapshot is newer would): this take's snapshot does not see that hold.
+        const head = entryOf('u', 1);
+        await store.accept(head, inOrder(head));
+        const taken = await store.take({ token: 'h', leaseMs: 60_000, perUser: true, wait: false });
+        // Another process ends the head: the user's lock, the row gone, the line empty.
         await other.query('BEGIN');
-        await other.query(`UPDATE ${schema}.alerts SET holds = true WHERE alert_id = $1`, [
-          failing.id,
-        ]);
+        await other.query(`SELECT pg_advisory_xact_lock(hashtext($1), hashtext('u'))`, [schema]);
+        await other.query(`DELETE FROM ${schema}.alerts WHERE id = $1`, [taken?.jobId]);
+        await other.query(`UPDATE ${schema}.alert_users SET head = NULL WHERE user_id = 'u'`);
+        const later = entryOf('u', 2);
         let settled = false;
-        const racing = store
-          .take({ token: 'r', leaseMs: 60_000, perUser: true, wait: false })
-          .finally(() => {
-            settled = true;
-          });
+        const accepting = store.accept(later, inOrder(later)).finally(() => {
+          settled = true;
+        });
         await until(async () => {
           const { rows } = await sql(
-            `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'`,
+            `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype = 'advisory'`,
           );
           return (rows[0] as { n: number }).n > 0;
-        }, 'the take to wait for the other transaction');
+        }, 'the accept to wait for the user’s lock');
         expect(settled).toBe(false);
         await other.query(ending);
-        const taken = await racing;
-        expect(taken?.id).toBe(ending === 'COMMIT' ? undefined : head.id);
-        const held = await sql(`SELECT alert_id FROM ${schema}.alerts WHERE holds`);
-        expect(held.rows).toEqual([{ alert_id: ending === 'COMMIT' ? failing.id : head.id }]);
+        expect(await accepting).toBe('accepted');
+        const { rows } = await sql(
+          `SELECT alert_id, state FROM ${schema}.alerts ORDER BY order_at`,
+        );
+        // Committed: the line was empty, the new alert is the head. Rolled back: it queues
+        // behind the head, still running.
+        expect(rows).toEqual(
+          ending === 'COMMIT'
+            ? [{ alert_id: later.id, state: 'waiting' }]
+            : [
+                { alert_id: head.id, state: 'active' },
+                { alert_id: later.id, state: 'queued' },
+              ],
+        );
       } finally {
         await other.end();
         await store.close();
@@ -519,12 +610,21 @@ describe('order per user on PostgreSQL', () => {
       expect([next?.id, next?.newest]).toEqual([later.id, Date.parse(at(0))]);
       const gone = entryOf('w', 1);
       await store.accept(gone, inOrder(gone, 100));
+      // A user whose line is not empty keeps its row (its head) past the expiry.
+      const stays = entryOf('k', 1);
+      await store.accept(stays, inOrder(stays, 100));
       await sleep(200);
+      const last = await store.take({ token: 'w', leaseMs: 60_000, perUser: true, wait: false });
+      expect(last?.id).toBe(gone.id);
+      await store.complete(last?.jobId ?? '', 'w');
       await store.reclaimExpired(); // a consuming process sweeps, once a minute at most
       await until(async () => {
         const { rows } = await sql(`SELECT user_id FROM ${schema}.alert_users ORDER BY user_id`);
-        return JSON.stringify(rows) === JSON.stringify([{ user_id: 'u' }]);
+        return JSON.stringify(rows) === JSON.stringify([{ user_id: 'k' }, { user_id: 'u' }]);
       }, 'the expired user to go');
+      // Its newest time is forgotten all the same.
+      const kept = await store.take({ token: 'k', leaseMs: 60_000, perUser: true, wait: false });
+      expect([kept?.id, kept?.newest]).toEqual([stays.id, Date.parse(at(1))]);
     } finally {
       await store.close();
     }
@@ -564,21 +664,41 @@ describe('order per user on PostgreSQL', () => {
       await client.connect();
       let plan: string;
       try {
+        // The plans of the statements in the functions too: auto_explain, to this client.
+        const notices: string[] = [];
+        client.on('notice', (notice) => notices.push(notice.message ?? ''));
+        await client.query(`LOAD 'auto_explain'`);
+        await client.query('SET auto_explain.log_min_duration = 0');
+        await client.query('SET auto_explain.log_nested_statements = on');
+        await client.query(`SET auto_explain.log_level = 'notice'`);
         await client.query('SET plan_cache_mode = force_generic_plan');
         const text = statements(schema);
-        await client.query(`PREPARE take_in_order AS ${text.takeInOrder}`);
-        await client.query(`PREPARE complete_and_take AS ${text.completeAndTakeInOrder}`);
-        const plans = await Promise.all([
-          client.query<Record<string, string>>(`EXPLAIN EXECUTE take_in_order('t', 60000)`),
-          client.query<Record<string, string>>(
-            `EXPLAIN EXECUTE complete_and_take(1, 't', 'u', 60000)`,
-          ),
+        const taken = await client.query<{ id: string }>(text.takeInOrder, ['t', 60_000]);
+        let id = taken.rows[0]?.id;
+        // Going on with the user's next alert, then moving it up and taking the oldest due.
+        for (const sticky of [true, false]) {
+          const { rows } = await client.query<{ id: string; completed: number }>(
+            text.completeAndTakeInOrder,
+            [id, 't', 't', 60_000, sticky],
+          );
+          expect(rows[0]?.completed).toBe(1);
+          id = rows[0]?.id;
+        }
+        const later = entryOf('plan_1', 99);
+        const { user, at: time } = inOrder(later).order ?? { user: '', at: 0 };
+        await client.query(text.acceptInOrder, [
+          later.id,
+          JSON.stringify(later),
+          HOUR,
+          false,
+          user,
+          time,
         ]);
-        plan = plans.flatMap(({ rows }) => rows.map((row) => row['QUERY PLAN'])).join('\n');
+        plan = notices.join('\n');
       } finally {
         await client.end();
       }
-      for (const index of ['alerts_due', 'alerts_user_line', 'alert_users_pkey']) {
+      for (const index of ['alerts_due', 'alerts_queue', 'alert_users_pkey', 'alerts_pkey']) {
         expect(plan).toContain(`using ${index}`);
       }
       expect(plan).not.toMatch(/Seq Scan|Sort|Bitmap/);

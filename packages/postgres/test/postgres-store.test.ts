@@ -48,7 +48,7 @@ describe('the Postgres store', () => {
         'migrations',
       ]);
       const versions = await sql('SELECT version FROM first_use.migrations ORDER BY version');
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }
