@@ -7,19 +7,21 @@
  * - `alert_identities`: the identities `userId:triggeredAt` with their expiry, which outlive the
  *   alert's row (de-duplication for `dedupeTtlMs`);
  * - `alert_users` (order per user): per user, the newest `triggeredAt` accepted (`newest_at`, ms)
- *   with the same expiry as the identities;
+ *   with the same expiry as the identities, and `head`, the alert of the user that may run (a user
+ *   whose line is not empty keeps its row past the expiry);
  * - `migrations`: the versions applied.
  *
- * Order per user: an alert accepted in order keeps its user and time (`user_id`, `order_at`), and
- * `holds` says that it holds its user; `alerts_user_line` lists, per user, the alert that holds it
- * and the waiting alerts by time. The unique partial index `alerts_holder` (one row per user
- * `WHERE holds`) is the hold itself: PostgreSQL refuses a second holder of a user, whatever two
- * takers in any processes saw, so a take in order sets `holds` and a completion (the row goes) or
- * a failure (`holds` cleared in the same write) releases the user with no write of its own.
+ * Order per user: an alert accepted in order keeps its user and time (`user_id`, `order_at`). Each
+ * user's alerts form a line: its head is `waiting`, `active`, or waiting for a retry's delay like
+ * any alert accepted without order, and the user's other alerts are `queued` behind it
+ * (`alerts_queue`: by user, time, then the first accepted). So a take in order is a plain take, and
+ * the functions of version 3 (see `LINE_FUNCTIONS`) keep the lines: the acceptance, the end of a
+ * head and a retry of a failed alert, under the user's lock.
  *
  * Every write of a taker is fenced by its token and the lease's end; the store writes the tries,
  * stalls and record core computed and increments nothing. Every statement is one round trip, and
- * statements that change several rows are one statement (a CTE), so they are atomic.
+ * statements that change several rows are one statement (a CTE or a function), so they are
+ * atomic. The column `holds` of version 2 is no longer written (always false).
  */
 
 /** The versions of the tables, in order: a process applies those its schema lacks, at start. */
@@ -39,16 +41,20 @@ export interface Migration {
  * - `join_line(id, user)`: alert `id` (queued) joins its user's line: it becomes the head (waiting)
  *   when the user has none, or when the head is newer and never started (no try, no stall, not
  *   taken over: it queues behind the new one); else it stays queued. True when it became the head.
- * - `advance(user, ended, token, lease)`: the head `ended` completed or failed for good: the user's
- *   oldest queued alert becomes the head, leased to `token` for `lease` ms when a token is given
- *   (the completing take goes on with it), else waiting (and the consumers are notified). Its id,
- *   or null (the line is empty, or `ended` was not the head).
+ * - `advance(user, ended, token, lease, notify)`: the head `ended` completed or failed for good:
+ *   the user's oldest queued alert becomes the head, leased to `token` for `lease` ms when a token
+ *   is given (the completing take goes on with it), else waiting (the consumers notified when
+ *   `notify`: a completing take moves it up without, and takes next itself). Its id, or null (the
+ *   line is empty, or `ended` was not the head).
  * - `accept_in_order(...)`: `acceptInOrder`'s claim, newest time and alert, queued, then
  *   `join_line`; the alert's id when accepted (`waiting`: it became the head), no row for a
  *   duplicate.
  * - `complete_and_take_in_order(id, token, next, lease, sticky)`: the completion, the advance of
  *   the user's line, and a take: the user's next alert when `sticky` and there is one, else the
  *   oldest due alert.
+ * - `put_back(ids)`: failed alerts put back (`retry`, `retryAll`), locked in the order of their
+ *   ids and their users' locks taken in one order (so that put-backs at once never deadlock): an
+ *   alert accepted without order waits, one in order joins its user's line.
  */
 const LINE_FUNCTIONS = `
       CREATE FUNCTION {schema}.join_line(p_id bigint, p_user text) RETURNS boolean
@@ -137,22 +143,39 @@ const LINE_FUNCTIONS = `
         followed boolean)
       LANGUAGE plpgsql AS $f$
       #variable_conflict use_column
-      DECLARE d_user text; d_done int := 0; nxt bigint;
+      DECLARE d_user text; d_done int := 0; nxt bigint; n_at bigint; n_until timestamptz;
+        moved boolean := false;
       BEGIN
         DELETE FROM {schema}.alerts AS a
         WHERE a.id = p_id AND a.lease_token = p_token AND a.lease_until > now()
         RETURNING a.user_id INTO d_user;
         IF FOUND THEN d_done := 1; END IF;
         IF d_user IS NOT NULL THEN
-          nxt := {schema}.advance(d_user, p_id, CASE WHEN p_sticky THEN p_next END, p_lease, false);
+          -- advance(), inline: the drain's hot path.
+          PERFORM pg_advisory_xact_lock(hashtext('{schema}'), hashtext(d_user));
+          UPDATE {schema}.alert_users AS u SET head = (
+            SELECT q.id FROM {schema}.alerts AS q
+            WHERE q.user_id = d_user AND q.state = 'queued'
+            ORDER BY q.order_at, q.id LIMIT 1)
+          WHERE u.user_id = d_user AND u.head = p_id
+          RETURNING u.head, u.newest_at, u.expires_at INTO nxt, n_at, n_until;
           IF nxt IS NOT NULL AND p_sticky THEN
-            RETURN QUERY SELECT d_done, a.id, a.entry, a.tries, a.succeeded, a.stalls, a.lapsed,
-              a.user_id, a.order_at, coalesce((SELECT greatest(n.newest_at, a.order_at)
-                FROM {schema}.alert_users AS n
-                WHERE n.user_id = a.user_id AND n.expires_at > now()), a.order_at)::float8,
-              false, true
-            FROM {schema}.alerts AS a WHERE a.id = nxt;
+            RETURN QUERY WITH t AS (
+              UPDATE {schema}.alerts AS a SET state = 'active', lease_token = p_next,
+                lease_until = now() + p_lease * interval '1 millisecond'
+              WHERE a.id = nxt
+              RETURNING a.id, a.entry, a.tries, a.succeeded, a.stalls, a.lapsed, a.user_id,
+                a.order_at
+            )
+            SELECT d_done, t.id, t.entry, t.tries, t.succeeded, t.stalls, t.lapsed, t.user_id,
+              t.order_at, (CASE WHEN n_until > now() THEN greatest(n_at, t.order_at)
+                ELSE t.order_at END)::float8, false, true
+            FROM t;
             RETURN;
+          END IF;
+          IF nxt IS NOT NULL THEN
+            UPDATE {schema}.alerts SET state = 'waiting' WHERE id = nxt;
+            moved := true;
           END IF;
         END IF;
         RETURN QUERY WITH next AS (
@@ -174,16 +197,22 @@ const LINE_FUNCTIONS = `
             SELECT greatest(n.newest_at, t.order_at) FROM {schema}.alert_users AS n
             WHERE n.user_id = t.user_id AND n.expires_at > now()
           ), t.order_at)::float8 END,
-          nxt IS NOT NULL, false
+          moved, false
         FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true;
       END $f$;
 
       CREATE FUNCTION {schema}.put_back(p_ids bigint[]) RETURNS int
       LANGUAGE plpgsql AS $f$
-      DECLARE r record; n int := 0;
+      DECLARE ids bigint[]; r record; n int := 0;
       BEGIN
+        ids := ARRAY(SELECT a.id FROM {schema}.alerts AS a
+          WHERE a.id = ANY(p_ids) AND a.state = 'failed' AND a.failed_at <= now()
+          ORDER BY a.id FOR UPDATE);
+        PERFORM pg_advisory_xact_lock(hashtext('{schema}'), u.h) FROM (
+          SELECT DISTINCT hashtext(a.user_id) AS h FROM {schema}.alerts AS a
+          WHERE a.id = ANY(ids) AND a.user_id IS NOT NULL ORDER BY 1) AS u;
         FOR r IN SELECT a.id, a.user_id FROM {schema}.alerts AS a
-          WHERE a.id = ANY(p_ids) AND a.state = 'failed' ORDER BY a.id FOR UPDATE
+          WHERE a.id = ANY(ids) ORDER BY a.id
         LOOP
           UPDATE {schema}.alerts SET due_at = now(), tries = 0, stalls = 0, lapsed = false,
             error = NULL, failed_at = NULL, holds = false,
@@ -386,9 +415,9 @@ export function statements(schema: string) {
       )
       SELECT id, ${notify(`'0'`)} FROM job`,
     /**
-     * `accept` in order per user, `$5` the user, `$6` the alert's time (ms): the alert keeps them,
-     * and the user's row keeps the newest time accepted, with the identities' expiry (a time
-     * expired is forgotten), in the same statement. A duplicate changes nothing.
+     * `accept` in order per user, `$5` the user, `$6` the alert's time (ms): `accept_in_order`
+     * (the claim, the user's newest time, the alert joining its user's line). A row when it was
+     * accepted (`waiting`: it is its user's head), none for a duplicate.
      */
     acceptInOrder: `SELECT id, waiting FROM ${schema}.accept_in_order($1, $2, $3, $4, $5, $6::bigint)`,
     /**
@@ -403,7 +432,10 @@ export function statements(schema: string) {
         WHERE state = 'waiting' AND due_at > now()
       ) END AS due_in_ms
       FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true`,
-    /** `take` in order per user (`orderedTakeCtes`), with `newest`. */
+    /**
+     * `take` in order per user: a plain take (every alert in `alerts_due` may start: a user's
+     * head, or an alert accepted without order), with `newest`.
+     */
     takeInOrder: `
       WITH ${takeCtes(alerts, 1, 2)}
       SELECT t.*, ${newestOf(users)}, CASE WHEN t.id IS NULL THEN (
@@ -412,10 +444,12 @@ export function statements(schema: string) {
       ) END AS due_in_ms
       FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true`,
     /**
-     * `completeAndTake` with a take in order per user: the completed alert's row goes (and with
-     * it its hold), and the take may hold that user again by its next alert.
+     * `completeAndTake` in order per user, `$5` whether the take may go on with the completed
+     * alert's user (`complete_and_take_in_order`). `released`: the user's next alert was moved up
+     * to wait; `followed`: it is the alert taken.
      */
-    completeAndTakeInOrder: `SELECT * FROM ${schema}.complete_and_take_in_order($1::bigint, $2, $3, $4::bigint, $5::boolean)`,
+    completeAndTakeInOrder: `SELECT * FROM ${schema}.complete_and_take_in_order(
+      $1::bigint, $2, $3, $4::bigint, $5::boolean)`,
     /** `$1` id, `$2` token, `$3` next token, `$4` lease ms: completes, and takes the next alert. */
     completeAndTake: `
       WITH done AS (
@@ -424,13 +458,14 @@ export function statements(schema: string) {
       SELECT (SELECT count(*) FROM done)::int AS completed, t.*
       FROM (SELECT 1) AS one LEFT JOIN taken AS t ON true`,
     /**
-     * `$1` id, `$2` token. The row goes (and with it the hold of its user, if it held one); the
-     * identity stays until it expires. A row when it was completed: `released`, whether it held
-     * its user.
+     * `$1` id, `$2` token. The row goes; the identity stays until it expires. The head of a
+     * user's line moves the user's next alert up (`advance`). A row when it was completed:
+     * `released`, whether an alert of its user was moved up to wait.
      */
     complete: `
       WITH done AS (DELETE FROM ${alerts} WHERE ${FENCE} RETURNING id, user_id)
-      SELECT user_id IS NOT NULL AND ${schema}.advance(user_id, id, NULL, 0, true) IS NOT NULL AS released
+      SELECT user_id IS NOT NULL AND ${schema}.advance(user_id, id, NULL, 0, true) IS NOT NULL
+        AS released
       FROM done`,
     /** `$1` id, `$2` token, `$3` lease ms, `$4` stalls (null: unchanged, `lapsed` kept). */
     extend: `
@@ -452,20 +487,21 @@ export function statements(schema: string) {
       )
       SELECT id, ${notify('($3::bigint)::text')} FROM done`,
     /**
-     * `$1` id, `$2` token, `$3` tries, `$4` succeeded, `$5` error message. A failed alert holds no
-     * user (retried, it waits like any other). A row when it was written: `released`, whether the
-     * alert was accepted in order (it may have held its user).
+     * `$1` id, `$2` token, `$3` tries, `$4` succeeded, `$5` error message. A failed alert is out
+     * of its user's line (put back, it joins it again): the user's next alert moves up. A row when
+     * it was written: `released`, whether an alert of its user was moved up to wait.
      */
     fail: `
       WITH failed AS (
-      UPDATE ${alerts}
-      SET state = 'failed', failed_at = now(), tries = $3, succeeded = $4, error = $5,
-        lapsed = false, lease_token = NULL, lease_until = NULL, holds = false
-      WHERE ${FENCE}
-      RETURNING id, user_id
-    )
-    SELECT user_id IS NOT NULL AND ${schema}.advance(user_id, id, NULL, 0, true) IS NOT NULL AS released
-    FROM failed`,
+        UPDATE ${alerts}
+        SET state = 'failed', failed_at = now(), tries = $3, succeeded = $4, error = $5,
+          lapsed = false, lease_token = NULL, lease_until = NULL
+        WHERE ${FENCE}
+        RETURNING id, user_id
+      )
+        SELECT user_id IS NOT NULL AND ${schema}.advance(user_id, id, NULL, 0, true) IS NOT NULL
+        AS released
+      FROM failed`,
     /** Puts back every alert whose lease expired, marked lapsed; notifies when there were any. */
     reclaim: `
       WITH back AS (

@@ -134,7 +134,7 @@ describe('order per user on PostgreSQL', () => {
       expect(first?.id).toBe(entryOf('v', 2).id); // u is held: only v's oldest can start
       expect(await take('b')).toBeUndefined();
       const { rows } = await sql(`SELECT id FROM ${schema}.alerts WHERE lease_token = 'old'`);
-      const holder = String((rows[0] as { id: string }).id);
+      const holder = (rows[0] as { id: string }).id;
       const next = await store.completeAndTake(holder, 'old', {
         token: 'c',
         leaseMs: 60_000,
