@@ -66,7 +66,7 @@ interface AlertRow {
 /** A row of `completeAndTake`: whether it completed, and what it took. */
 interface CompletionRow extends AlertRow {
   completed: number;
-  /** Whether the completed alert held a user that the take did not hold again (in order). */
+  /** In order per user: the completed alert's user's next alert was moved up to wait. */
   released?: boolean | null;
   /** In order per user: the take went on with the completed alert's user's next alert. */
   followed?: boolean | null;
@@ -91,7 +91,10 @@ function alertRecord(row: AlertRow | undefined): AlertRecord<'taken'> | undefine
  * slot for that long at most, and never starves the others).
  */
 const MAX_STREAK = 16;
-/** The streaks remembered at most (an alert whose lease was lost leaves its entry behind). */
+/**
+ * The streaks remembered at most (every verdict forgets its alert's; an alert whose lease was lost
+ * leaves its entry behind).
+ */
 const MAX_STREAKS = 10_000;
 
 class PgAlertStore implements PostgresAlertStore {
@@ -283,9 +286,9 @@ class PgAlertStore implements PostgresAlertStore {
   }
 
   /**
-   * A write ended the lease of an alert that held its user (as Postgres answered it: nothing of
-   * a hold is kept in this process), and no take of the same statement took that user's next
-   * alert: this process's waiting take looks at once (the user's next alert may start now).
+   * A write ended the lease of the head of a user's line and moved the user's next alert up to
+   * wait (as Postgres answered it: nothing of a line is kept in this process), and no take of the
+   * same statement took it: this process's waiting take looks at once.
    */
   #released(released: boolean | null | undefined): void {
     if (released === true) this.#wakeUp.now();
@@ -307,6 +310,7 @@ class PgAlertStore implements PostgresAlertStore {
   }
 
   async complete(id: string, token: string): Promise<boolean> {
+    this.#streaks.delete(id);
     if (!JOB_ID.test(id)) return false;
     const { rows } = await this.#query<{ released: boolean }>(this.#sql.complete, [id, token]);
     const row = rows[0];
@@ -346,6 +350,8 @@ class PgAlertStore implements PostgresAlertStore {
     token: string,
     verdict: Extract<AlertVerdict, { outcome: 'retry' }>,
   ): Promise<boolean> {
+    // Its lease ends here: taken again, the alert starts a streak of its own.
+    this.#streaks.delete(id);
     const delayMs = Math.max(0, Math.round(verdict.delayMs));
     const written = await this.#fenced(this.#sql.scheduleRetry, id, token, [
       delayMs,
@@ -362,6 +368,7 @@ class PgAlertStore implements PostgresAlertStore {
     token: string,
     verdict: Extract<AlertVerdict, { outcome: 'failed' }>,
   ): Promise<boolean> {
+    this.#streaks.delete(id);
     if (!JOB_ID.test(id)) return false;
     const { rows } = await this.#query<{ released: boolean }>(this.#sql.fail, [
       id,
