@@ -9,7 +9,13 @@ import type { AlertJobData } from './job-data.js';
 
 /** A failed job as `failed()` lists it. */
 export function failedRecord(job: Job<AlertJobData>): AlertRecord<'failed'> {
-  const { stalls: _stalls, dueAt: _dueAt, order: _order, ...record } = job.data;
+  const {
+    stalls: _stalls,
+    dueAt: _dueAt,
+    order: _order,
+    startsBefore: _startsBefore,
+    ...record
+  } = job.data;
   return { ...record, jobId: String(job.id), error: job.failedReason, failedAt: job.finishedOn };
 }
 

@@ -20,4 +20,9 @@ export type AlertJobData = AlertRecord<'accepted'> & {
   dueAt?: number;
   /** The alert's user and time, for an alert accepted in order per user (`StoreAcceptOptions.order`). */
   order?: UserOrderKey;
+  /**
+   * For an alert that a completion went on with in its job (order per user): the attempts the job
+   * had started before it, less one for its own hand-out, which BullMQ does not count.
+   */
+  startsBefore?: number;
 };

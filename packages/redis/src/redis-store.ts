@@ -31,6 +31,12 @@ import { isNoScript, orderedJobId, UserOrder, type Turn } from './user-order.js'
  * (BullMQ's `drainDelay`). `stopTaking` ends the wait at once.
  */
 const TAKE_WAIT_SECONDS = 1;
+/**
+ * How many alerts of one user a lease runs in a row, each completion going on with the user's
+ * next (`CONTINUE`), before the next one is moved up to wait in turn with everyone's: a user with
+ * a long line never keeps a consumer from the others.
+ */
+const MAX_STREAK = 16;
 /** How long `health()` waits for Redis (a fixed bound: `enqueueTimeoutMs` is the accept's). */
 const HEALTH_TIMEOUT_MS = 2_000;
 
@@ -57,6 +63,10 @@ interface Lease {
   data: AlertJobData;
   /** Taken in order per user: whether it was parked before (undefined: not known here). */
   parked?: boolean;
+  /** Taken in order per user: whether its user's line held other alerts (see `CONTINUE`). */
+  more?: boolean;
+  /** How many alerts of its user this lease ran in a row, this one included (see `MAX_STREAK`). */
+  streak?: number;
 }
 
 /** The next job's data that `moveToCompleted(..., fetchNext)` answers with, if it took one. */
@@ -102,9 +112,17 @@ class BullMqAlertStore implements RedisAlertStore {
       prefix: options.prefix,
     });
     this.bullQueue.on('error', () => undefined); // reported once by the connection
+    const key = (name: string): string => this.bullQueue.toKey(name);
     this.#order = new UserOrder(options.prefix, {
-      completed: this.bullQueue.toKey('completed'),
-      failed: this.bullQueue.toKey('failed'),
+      completed: key('completed'),
+      failed: key('failed'),
+      delayed: key('delayed'),
+      wait: key('wait'),
+      marker: key('marker'),
+      meta: key('meta'),
+      active: key('active'),
+      events: key('events'),
+      stalled: key('stalled'),
     });
     this.#jobKeyPrefix = this.bullQueue.toKey('');
     this.#jobOptions = {
@@ -221,8 +239,11 @@ class BullMqAlertStore implements RedisAlertStore {
     // By job id, else by alert identity (the job that holds the identity's de-duplication key).
     let retried = await this.#retryJobs([{ id, score: '' }]);
     if (retried.length === 0) {
+      // In order per user a job may have gone on to later alerts of its user (`CONTINUE`): only
+      // while it holds this alert.
       const jobId = await this.bullQueue.getDeduplicationJobId(id);
-      if (jobId) retried = await this.#retryJobs([{ id: jobId, score: '' }]);
+      const job = jobId ? await this.bullQueue.getJob(jobId) : undefined;
+      if (jobId && job?.data.id === id) retried = await this.#retryJobs([{ id: jobId, score: '' }]);
     }
     if (retried.length === 0) throw new TypeError(`No failed alert with id "${id}".`);
   }
@@ -237,11 +258,11 @@ class BullMqAlertStore implements RedisAlertStore {
   }
 
   counts(): Promise<QueueCounts> {
-    return countJobs(this.bullQueue);
+    return this.#counts();
   }
 
   async depth(): Promise<number> {
-    const counts = await countJobs(this.bullQueue);
+    const counts = await this.#counts();
     return counts.waiting + counts.delayed;
   }
 
@@ -376,6 +397,54 @@ class BullMqAlertStore implements RedisAlertStore {
    * is not its user's turn is parked, and the take goes on (`#parkAndTake`).
    */
   #completeTakingInOrder(id: string, lease: Lease, next: TakeOptions): Promise<Completion> {
+    const { order } = lease.data;
+    if (
+      order !== undefined &&
+      lease.more === true &&
+      (lease.streak ?? 1) < MAX_STREAK &&
+      next.perUser === true &&
+      !this.#stopped
+    ) {
+      return this.#goOn(id, lease, order, next);
+    }
+    return this.#completeThenTakeInOrder(id, lease, next);
+  }
+
+  /**
+   * The completion of an alert that holds its user, going on with the user's next alert in the
+   * same lease when it is parked (`CONTINUE`, one script); else `#completeThenTakeInOrder`.
+   */
+  async #goOn(
+    id: string,
+    lease: Lease,
+    order: UserOrderKey,
+    next: TakeOptions,
+  ): Promise<Completion> {
+    const { redis } = this.#consume();
+    const { job, lockToken } = lease;
+    // Its hand-out is no take of BullMQ's: it counts as the first take of the alert.
+    const startsBefore = job.attemptsStarted - 1;
+    const answer = await this.#order.continueLine(
+      redis,
+      this.#jobKeyPrefix,
+      { id, order, lockToken, startsBefore },
+      next.leaseMs,
+      this.#options.dedupeTtlMs,
+    );
+    if (answer.kind === 'lost') {
+      this.#leases.delete(id);
+      return this.#takeAfterRefusal(next);
+    }
+    if (answer.kind === 'none') return this.#completeThenTakeInOrder(id, lease, next);
+    const data: AlertJobData = { ...(JSON.parse(answer.data) as AlertJobData), startsBefore };
+    job.data = data;
+    const newest = Math.max(answer.newest, data.order?.at ?? 0);
+    const turn = { parks: 0, newest, more: answer.more };
+    return completedWith(this.#record(job, next.token, lockToken, turn, (lease.streak ?? 1) + 1));
+  }
+
+  /** BullMQ's completion and take, then the end and the take in order (`#completeTakingInOrder`). */
+  #completeThenTakeInOrder(id: string, lease: Lease, next: TakeOptions): Promise<Completion> {
     const { worker, redis } = this.#consume();
     const { job, lockToken } = lease;
     const keep = job.opts.removeOnComplete ?? false;
@@ -453,11 +522,15 @@ class BullMqAlertStore implements RedisAlertStore {
   ): Promise<'accepted' | 'duplicate'> {
     const jobId = orderedJobId();
     const data: AlertJobData = { ...entry, tries: 0, succeeded: [], stalls: 0, order };
+    const first = options.first === true;
     const jobOptions: JobsOptions = {
       ...this.#jobOptions,
       jobId,
       deduplication: { id: entry.id, ttl: options.dedupeTtlMs },
-      ...(options.first === true ? { lifo: true } : {}),
+      // Parked: the record that follows moves the first of its line to wait at once; any other
+      // waits for the alert ahead of it, at most leaseMs (a lost move-up never strands it).
+      delay: this.#options.leaseMs,
+      ...(first ? { lifo: true } : {}),
     };
     const job = new Job<AlertJobData>(this.bullQueue, JOB_NAME, data, jobOptions, jobId);
     const jobKey = this.bullQueue.toKey(jobId);
@@ -471,7 +544,10 @@ class BullMqAlertStore implements RedisAlertStore {
       jobId,
       order,
       dedupeTtlMs,
+      first,
     );
+    const recordAlone = () =>
+      this.#order.acceptAlone(this.#connections.client, jobKey, jobId, order, dedupeTtlMs, first);
     const [added, recorded] = (await multi.exec()) ?? [];
     const error = added === undefined ? new Error('The accept was aborted.') : added[0];
     let stored: boolean;
@@ -480,16 +556,14 @@ class BullMqAlertStore implements RedisAlertStore {
       // Redis did not know BullMQ's script (its script cache was just flushed): the add alone
       // (which sends the script), then the record; the same job id finds the job if it is stored.
       stored = (await this.bullQueue.add(JOB_NAME, data, jobOptions)).id === jobId;
-      if (stored) {
-        await this.#order.acceptAlone(this.#connections.client, jobKey, jobId, order, dedupeTtlMs);
-      }
+      if (stored) await recordAlone();
       return stored ? 'accepted' : 'duplicate';
     } else throw error;
     if (!stored) return 'duplicate';
     if (recorded?.[0] != null) {
       // Redis did not know our script: the job is stored, its record follows.
       if (!isNoScript(recorded[0])) throw recorded[0];
-      await this.#order.acceptAlone(this.#connections.client, jobKey, jobId, order, dedupeTtlMs);
+      await recordAlone();
     }
     return 'accepted';
   }
@@ -631,6 +705,7 @@ class BullMqAlertStore implements RedisAlertStore {
     token: string,
     lockToken: string,
     turn?: Turn,
+    streak = 1,
   ): AlertRecord<'taken'> {
     const id = String(job.id);
     const data = job.data;
@@ -638,7 +713,7 @@ class BullMqAlertStore implements RedisAlertStore {
       id,
       turn === undefined
         ? { job, token, lockToken, data }
-        : { job, token, lockToken, data, parked: turn.parks > 0 },
+        : { job, token, lockToken, data, parked: turn.parks > 0, more: turn.more, streak },
     );
     const { id: alertId, alert, receivedAt, traceContext } = data;
     return {
@@ -653,8 +728,11 @@ class BullMqAlertStore implements RedisAlertStore {
       // Every take starts an attempt (BullMQ's attemptsStarted). Each earlier attempt ended with
       // a verdict core wrote (tries), was a stall core recorded (stalls) or was parked, not its
       // user's turn (parks); one more means the previous taker lost its lease without any: it
-      // died or froze, and this is a takeover.
-      lapsed: job.attemptsStarted - 1 - (turn?.parks ?? 0) > data.tries + data.stalls,
+      // died or froze, and this is a takeover. An alert that a completion went on with
+      // (`CONTINUE`) counts from `startsBefore`, the attempts its job started before it.
+      lapsed:
+        job.attemptsStarted - 1 - (data.startsBefore ?? 0) - (turn?.parks ?? 0) >
+        data.tries + data.stalls,
       ...(turn === undefined ? {} : { newest: turn.newest }),
     };
   }
@@ -714,6 +792,26 @@ class BullMqAlertStore implements RedisAlertStore {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * BullMQ's counts, with the order per user's: a job parked (not its user's turn) is waiting, not
+   * delayed, and an alert a completion went on from is completed (kept as long as its identity).
+   */
+  async #counts(): Promise<QueueCounts> {
+    await this.bullQueue.waitUntilReady();
+    const client = this.#connections.client;
+    const [counts, parked, done] = await Promise.all([
+      countJobs(this.bullQueue),
+      client.zintercard(2, this.bullQueue.toKey('delayed'), this.#order.parkedKey),
+      client.zcount(this.#order.doneKey, Date.now() - this.#options.dedupeTtlMs, '+inf'),
+    ]);
+    return {
+      ...counts,
+      waiting: counts.waiting + parked,
+      delayed: counts.delayed - parked,
+      completed: counts.completed + done,
+    };
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import { TO_WAIT } from './bull-wait.js';
 import type { RedisClient } from './connection.js';
 import type { AlertJobData } from './job-data.js';
 
@@ -10,9 +11,8 @@ import type { AlertJobData } from './job-data.js';
 // BullMQ's `job.retry` (its `reprocessJob` script) moves a failed job back atomically, but does
 // not write the job's data: the reset would be a second step. So this script does the move as
 // `reprocessJob` does it for a job of this store (no priority, no parent), on the keys BullMQ
-// names (`queue.keys`, `queue.toKey(name)`) and the job's hash (`queue.toKey(id)`): the `failed` sorted set, the
-// `wait` list, the `marker` sorted set that wakes blocked workers (unless the queue is paused or
-// at its global concurrency, read from `meta`), the `events` stream, and the hash's fields
+// names (`queue.keys`, `queue.toKey(name)`) and the job's hash (`queue.toKey(id)`): the `failed`
+// sorted set, the move to wait (`toWait` of bull-wait.ts), and the hash's fields
 // `data`, `failedReason`, `finishedOn`, `processedOn`, `atm` and `ats` (attempts made and
 // started, reset so that the next take is not seen as a takeover). Every key has the queue's
 // prefix: one slot of a Redis Cluster when the prefix has a hash tag.
@@ -55,7 +55,7 @@ return out`;
  * 1: put back; 0: not in that failure (nothing written); -1: failed, but
  * its data changed since it was read (nothing written).
  */
-const RETRY_IF_FAILED = `
+const RETRY_IF_FAILED = `${TO_WAIT}
 local jobKey, jobId = KEYS[1], ARGV[1]
 local score = redis.call('ZSCORE', KEYS[2], jobId)
 if not score or (ARGV[2] ~= '' and score ~= ARGV[2]) then return 0 end
@@ -63,13 +63,7 @@ if redis.call('HGET', jobKey, 'data') ~= ARGV[3] then return -1 end
 redis.call('ZREM', KEYS[2], jobId)
 redis.call('HDEL', jobKey, 'finishedOn', 'processedOn', 'failedReason', 'atm', 'ats')
 redis.call('HSET', jobKey, 'data', ARGV[4])
-redis.call('LPUSH', KEYS[3], jobId)
-local meta = redis.call('HMGET', KEYS[5], 'paused', 'concurrency', 'opts.maxLenEvents')
-local held = meta[1] ~= false
-if not held and meta[2] then held = redis.call('LLEN', KEYS[6]) >= tonumber(meta[2]) end
-if not held then redis.call('ZADD', KEYS[4], 0, '0') end
-redis.call('XADD', KEYS[7], 'MAXLEN', '~', meta[3] or 10000, '*',
-  'event', 'waiting', 'jobId', jobId, 'prev', 'failed')
+toWait(KEYS[3], 'LPUSH', KEYS[5], KEYS[6], KEYS[4], KEYS[7], jobId, 'failed')
 if KEYS[8] then redis.call('ZADD', KEYS[8], ARGV[5], jobId) end
 return 1`;
 
@@ -78,9 +72,12 @@ const READ_BATCH = 200;
 /** How often a job whose data changed between the read and the retry is read again. */
 const MAX_REREADS = 5;
 
-/** The data a retried job gets: core's tries and stalls back to 0, the rest kept. */
+/**
+ * The data a retried job gets: core's tries and stalls back to 0 (and `startsBefore` dropped, as
+ * BullMQ's attempt counts are reset), the rest kept.
+ */
 function resetData(text: string): string {
-  const data = JSON.parse(text) as AlertJobData;
+  const { startsBefore: _startsBefore, ...data } = JSON.parse(text) as AlertJobData;
   return JSON.stringify({ ...data, tries: 0, stalls: 0 });
 }
 

@@ -1,6 +1,7 @@
 import type { UserOrderKey } from '@churn-risk/core/store';
 import { createHash, randomUUID } from 'node:crypto';
 import type { ChainableCommander } from 'ioredis';
+import { TO_WAIT } from './bull-wait.js';
 import type { RedisClient } from './connection.js';
 
 // Order per user (`TakeOptions.perUser`) on keys of our own, next to BullMQ's. BullMQ has no
@@ -17,14 +18,25 @@ import type { RedisClient } from './connection.js';
 //   `dedupeTtlMs` after each acceptance (as the identities are).
 // - `<prefix>:order:parks` (hash: job id → how often it was parked) and `<prefix>:order:parked`
 //   (set: the jobs parked now).
+// - `<prefix>:order:done`: the alerts a completion went on from (below), counted as completed.
 //
-// A job handed out that is not its user's turn is parked: moved to BullMQ's delayed set with the
-// public `moveToDelayed` for at most `leaseMs` (so a lost wake-up never strands it), and the
-// completion or failure of the alert that holds the user promotes the user's next parked job
-// (`promote`). Every key carries the queue's prefix, so with a hash tag (`{churn-risk}`) they all
-// land in the queue's slot of a Redis Cluster. The job hash is read only for whether it exists
-// (`queue.toKey(id)`): a job removed with BullMQ's own tools neither holds its user nor blocks its
-// line.
+// Only the first of a line waits in BullMQ's wait list: an alert is accepted parked (BullMQ's
+// delayed set, for at most `leaseMs`, so a lost move-up never strands it), and the accept's script
+// moves it to wait at once when it is first of its line. A job handed out that is not its user's
+// turn all the same (an older alert came in after it, a park's bound ran out) is parked again with
+// the public `moveToDelayed`. The completion or failure of the alert that holds the user promotes
+// the user's next parked job (`promote`), or, the usual case of a busy user, the completion goes
+// on with it in the same lease (`CONTINUE`): one script per alert instead of BullMQ's completion
+// and the order's check, up to `MAX_STREAK` alerts in a row. Every key carries the queue's prefix,
+// so with a hash tag (`{churn-risk}`) they all land in the queue's slot of a Redis Cluster.
+//
+// The scripts use BullMQ's key layout where its API has no atomic equivalent, as BullMQ's own
+// scripts do for a job of this store (no priority, no parent): the accept's move to wait is
+// BullMQ's `promote` (the wait list, the marker, a `waiting` event); `CONTINUE` writes the job's
+// `data` under its lock and deletes the parked job it went on with (its hash and logs, out of the
+// delayed set), and the de-duplication key of that alert's identity then names the running job.
+// Anything else only asks whether a job exists or is finished: a job removed with BullMQ's own
+// tools neither holds its user nor blocks its line.
 
 /** Whether `error` is Redis' answer to a script it does not know. */
 export function isNoScript(error: unknown): boolean {
@@ -53,18 +65,34 @@ class Script {
 }
 
 /**
- * Run in the MULTI of the accept, right after BullMQ's add: records the alert in its user's line
- * and the user's newest time, only when the add stored our job (a duplicate stores none).
- * KEYS: job hash, line, newest. ARGV: job id, at (ms), dedupeTtlMs. 1: recorded; 0: a duplicate.
+ * Run in the MULTI of the accept, right after BullMQ's add (which parked the job: delayed for at
+ * most `leaseMs`): records the alert in its user's line and the user's newest time, only when the
+ * add stored our job (a duplicate stores none). The first of its line is moved to wait at once, as
+ * BullMQ's \`promote\` does it (\`toWait\` of bull-wait.ts, and the hash's \`delay\` set to 0); any other stays parked behind the alert that holds its
+ * user, which moves it up when it ends (or goes on with it: \`CONTINUE\`).
+ * KEYS: job hash, line, newest, parked, delayed, wait, marker, meta, active, events.
+ * ARGV: job id, at (ms), dedupeTtlMs, '1' to go first in the wait list. 1: recorded; 0: a
+ * duplicate.
  */
-const ACCEPT_IN_LINE = `
+const ACCEPT_IN_LINE = `${TO_WAIT}
+local id = ARGV[1]
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[2], id)
 local newest = tonumber(redis.call('GET', KEYS[3]))
 if newest == nil or tonumber(ARGV[2]) > newest then
   redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
 else
   redis.call('PEXPIRE', KEYS[3], ARGV[3])
+end
+if redis.call('ZRANGE', KEYS[2], 0, 0)[1] ~= id then
+  redis.call('SADD', KEYS[4], id)
+  return 1
+end
+if redis.call('ZREM', KEYS[5], id) == 1 then
+  local push = 'LPUSH'
+  if ARGV[4] == '1' then push = 'RPUSH' end
+  toWait(KEYS[6], push, KEYS[8], KEYS[9], KEYS[7], KEYS[10], id, 'delayed')
+  redis.call('HSET', KEYS[1], 'delay', 0)
 end
 return 1`;
 
@@ -89,9 +117,10 @@ return 1`;
  * queue's).
  * ARGV: ending job id (or ''), '1' when it was parked before its take, taken job id (or ''), its
  * at, the job key prefix, the job parked before (or '').
- * `{wake, took, parks, newest, again}`: `wake` the job id to promote, or ''; `took` 1 when the job
- * is taken and holds its user, 0 when it is to be parked, -1 when there was nothing to take;
- * `again` 1 when the job parked before is to be promoted.
+ * `{wake, took, parks, newest, again, more}`: `wake` the job id to promote, or ''; `took` 1 when
+ * the job is taken and holds its user, 0 when it is to be parked, -1 when there was nothing to
+ * take; `again` 1 when the job parked before is to be promoted; `more` how many other alerts its
+ * user's line holds.
  */
 const TURN = `
 local again = 0
@@ -132,10 +161,10 @@ while true do
 end
 if not held then redis.call('ZADD', KEYS[6], 'XX', -1, id) end
 local parks = tonumber(redis.call('HGET', KEYS[3], id)) or 0
-if parks > 0 then redis.call('SREM', KEYS[4], id) end
+redis.call('SREM', KEYS[4], id)
 local newest = tonumber(redis.call('GET', KEYS[7]))
 if newest == nil or tonumber(ARGV[4]) > newest then newest = tonumber(ARGV[4]) end
-return {wake, 1, parks, newest, again}`;
+return {wake, 1, parks, newest, again, redis.call('ZCARD', KEYS[6]) - 1}`;
 
 /**
  * After a park: whether the parked job is its user's turn by now (the holder ended between the
@@ -146,7 +175,55 @@ const TURN_AFTER_PARK = `
 if redis.call('ZRANGE', KEYS[1], 0, 0)[1] == ARGV[1] then return 1 end
 return 0`;
 
+/**
+ * The completion of the alert that holds its user, going on with the user's next alert in the
+ * same lease: one script instead of BullMQ's completion and a take (the drain's hot path in order
+ * per user). Only when the lease still holds the job's lock, the job holds its user (scored -1),
+ * and the user's next alert is parked (never taken since, so no one else can take it while this
+ * runs): that alert's data becomes the running job's (with \`startsBefore\`, the attempts the job
+ * started before it, appended: the later of two equal JSON keys wins), its own job is deleted (the
+ * delayed set, its hash and logs, as BullMQ removes a job; its identity's de-duplication key, kept
+ * for \`dedupeTtlMs\`, now names the running job), and the lock is renewed for \`leaseMs\` (as
+ * \`extendLock\` does, the job out of the stalled set). The completed alert leaves no completed
+ * job: its identity's key keeps it a duplicate, and \`<prefix>:order:done\` (sorted set: the id of
+ * the job that was deleted → when, in ms) counts it among the completed for \`dedupeTtlMs\`, as
+ * BullMQ keeps a completed job. Otherwise nothing is written, and the completion goes BullMQ's way.
+ * KEYS: the job's lock, job hash, line, newest, delayed, parks, parked, stalled, done.
+ * ARGV: token, job id, the job key prefix, startsBefore, leaseMs, dedupeTtlMs.
+ * \`{0}\`: the lock is not the token's; \`{1}\`: nothing to go on with; \`{2, data, newest, more}\`.
+ */
+const CONTINUE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
+local id = ARGV[2]
+local held = redis.call('ZSCORE', KEYS[3], id)
+if not held or tonumber(held) >= 0 then return {1} end
+local top = redis.call('ZRANGE', KEYS[3], 1, 1, 'WITHSCORES')
+local nxt = top[1]
+if not nxt or tonumber(top[2]) < 0 or not redis.call('ZSCORE', KEYS[5], nxt) then return {1} end
+local key = ARGV[3] .. nxt
+local fields = redis.call('HMGET', key, 'data', 'deid')
+local data = fields[1]
+if not data then return {1} end
+redis.call('HSET', KEYS[2], 'data', string.sub(data, 1, -2) .. ',"startsBefore":' .. ARGV[4] .. '}')
+redis.call('ZREM', KEYS[5], nxt)
+redis.call('DEL', key, key .. ':logs')
+redis.call('ZREM', KEYS[3], nxt)
+redis.call('HDEL', KEYS[6], nxt, id)
+redis.call('SREM', KEYS[7], nxt)
+if fields[2] then
+  local de = ARGV[3] .. 'de:' .. fields[2]
+  if redis.call('GET', de) == nxt then redis.call('SET', de, id, 'KEEPTTL') end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[5])
+redis.call('SREM', KEYS[8], id)
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('ZADD', KEYS[9], now, nxt)
+redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', '(' .. (now - tonumber(ARGV[6])))
+return {2, data, redis.call('GET', KEYS[4]) or '0', redis.call('ZCARD', KEYS[3]) - 1}`;
+
 const acceptInLine = new Script(ACCEPT_IN_LINE);
+const continueLine = new Script(CONTINUE);
 const turn = new Script(TURN);
 const turnAfterPark = new Script(TURN_AFTER_PARK);
 
@@ -156,6 +233,8 @@ export interface Turn {
   parks: number;
   /** The newest `triggeredAt` accepted for the user, in ms (the alert's own at least). */
   newest: number;
+  /** Whether the user's line held other alerts at the take (a completion may go on with one). */
+  more: boolean;
 }
 
 let lastMs = 0;
@@ -172,17 +251,38 @@ export function orderedJobId(): string {
   return `${now.toString(36).padStart(9, '0')}${sameMs.toString(36).padStart(4, '0')}-${randomUUID()}`;
 }
 
+/** BullMQ's keys of the queue that the order scripts read or write (`queue.keys`). */
+export interface BullKeys {
+  completed: string;
+  failed: string;
+  delayed: string;
+  wait: string;
+  marker: string;
+  meta: string;
+  active: string;
+  events: string;
+  stalled: string;
+}
+
 /** The order keys of one queue (`prefix`) and the scripts on them. */
 export class UserOrder {
   readonly #base: string;
-  readonly #completed: string;
-  readonly #failed: string;
+  readonly #bull: BullKeys;
 
-  /** `prefix`: the store's; `keys`: BullMQ's completed and failed sets (`queue.toKey(type)`). */
-  constructor(prefix: string, keys: { completed: string; failed: string }) {
+  /** `prefix`: the store's; `keys`: BullMQ's keys of the queue. */
+  constructor(prefix: string, keys: BullKeys) {
     this.#base = `${prefix}:order`;
-    this.#completed = keys.completed;
-    this.#failed = keys.failed;
+    this.#bull = keys;
+  }
+
+  /** The alerts a completion went on from (`CONTINUE`), by when: completed, with no job kept. */
+  get doneKey(): string {
+    return `${this.#base}:done`;
+  }
+
+  /** The jobs parked now (not their user's turn), which BullMQ counts as delayed. */
+  get parkedKey(): string {
+    return `${this.#base}:parked`;
   }
 
   /** The key of `user`'s line (`retry` of a failed alert puts it back there). */
@@ -200,14 +300,13 @@ export class UserOrder {
     jobId: string,
     order: UserOrderKey,
     dedupeTtlMs: number,
+    first: boolean,
   ): void {
     multi.evalsha(
       acceptInLine.sha,
-      3,
+      10,
       ...this.#acceptKeys(jobKey, order),
-      jobId,
-      order.at,
-      dedupeTtlMs,
+      ...this.#acceptArgs(jobId, order, dedupeTtlMs, first),
     );
   }
 
@@ -221,12 +320,81 @@ export class UserOrder {
     jobId: string,
     order: UserOrderKey,
     dedupeTtlMs: number,
+    first: boolean,
   ): Promise<void> {
-    await acceptInLine.run(client, this.#acceptKeys(jobKey, order), [jobId, order.at, dedupeTtlMs]);
+    await acceptInLine.run(
+      client,
+      this.#acceptKeys(jobKey, order),
+      this.#acceptArgs(jobId, order, dedupeTtlMs, first),
+    );
   }
 
   #acceptKeys(jobKey: string, order: UserOrderKey): string[] {
-    return [jobKey, this.lineKey(order.user), `${this.#base}:newest:${order.user}`];
+    const bull = this.#bull;
+    return [
+      jobKey,
+      this.lineKey(order.user),
+      `${this.#base}:newest:${order.user}`,
+      this.parkedKey,
+      bull.delayed,
+      bull.wait,
+      bull.marker,
+      bull.meta,
+      bull.active,
+      bull.events,
+    ];
+  }
+
+  #acceptArgs(
+    jobId: string,
+    order: UserOrderKey,
+    dedupeTtlMs: number,
+    first: boolean,
+  ): (string | number)[] {
+    return [jobId, order.at, dedupeTtlMs, first ? '1' : ''];
+  }
+
+  /**
+   * The completion of `jobId` (held by `token`), going on with its user's next alert when it is
+   * parked (\`CONTINUE\`): `lost` when the lock is not the token's, `none` when there is nothing to
+   * go on with (nothing written), else the next alert's data (now the job's, locked for `leaseMs`),
+   * its user's newest time and whether the line holds more.
+   */
+  async continueLine(
+    client: RedisClient,
+    jobKeyPrefix: string,
+    job: { id: string; order: UserOrderKey; lockToken: string; startsBefore: number },
+    leaseMs: number,
+    dedupeTtlMs: number,
+  ): Promise<
+    | { kind: 'lost' }
+    | { kind: 'none' }
+    | { kind: 'next'; data: string; newest: number; more: boolean }
+  > {
+    const jobKey = `${jobKeyPrefix}${job.id}`;
+    const answer = (await continueLine.run(
+      client,
+      [
+        `${jobKey}:lock`,
+        jobKey,
+        this.lineKey(job.order.user),
+        `${this.#base}:newest:${job.order.user}`,
+        this.#bull.delayed,
+        `${this.#base}:parks`,
+        this.parkedKey,
+        this.#bull.stalled,
+        this.doneKey,
+      ],
+      [job.lockToken, job.id, jobKeyPrefix, job.startsBefore, leaseMs, dedupeTtlMs],
+    )) as [number, string?, string?, number?];
+    if (answer[0] === 0) return { kind: 'lost' };
+    if (answer[0] === 1) return { kind: 'none' };
+    return {
+      kind: 'next',
+      data: answer[1] ?? '',
+      newest: Number(answer[2] ?? 0),
+      more: (answer[3] ?? 0) > 0,
+    };
   }
 
   /**
@@ -248,10 +416,10 @@ export class UserOrder {
       .run(
         client,
         [
-          this.#completed,
-          this.#failed,
+          this.#bull.completed,
+          this.#bull.failed,
           parks,
-          `${this.#base}:parked`,
+          this.parkedKey,
           ended === undefined ? parks : this.lineKey(ended.order.user),
           taken === undefined ? parks : this.lineKey(taken.order.user),
           taken === undefined ? parks : `${this.#base}:newest:${taken.order.user}`,
@@ -267,8 +435,9 @@ export class UserOrder {
         ],
       )
       .then((answer) => {
-        const [wake, took, parked, newest, again] = answer as [
+        const [wake, took, parked, newest, again, more] = answer as [
           string,
+          number,
           number,
           number,
           number,
@@ -276,7 +445,7 @@ export class UserOrder {
         ];
         return {
           wake: wake === '' ? undefined : wake,
-          turn: took === 1 ? { parks: parked, newest } : undefined,
+          turn: took === 1 ? { parks: parked, newest, more: more > 0 } : undefined,
           again: again === 1,
         };
       });

@@ -181,7 +181,8 @@ describe('order per user on Redis, across several queues on one store', () => {
 
   it('a user whose holder ended without its record (a process killed right after the move) is not held for good', async () => {
     const prefix = newPrefix();
-    const store = createRedisStore({ connection: server.url, prefix, leaseMs: 10_000 });
+    // The user's later alert is parked behind its holder for at most leaseMs.
+    const store = createRedisStore({ connection: server.url, prefix, leaseMs: 500 });
     const redis = new Redis(server.url);
     try {
       const user = `stale_${process.pid}`;
@@ -199,12 +200,16 @@ describe('order per user on Redis, across several queues on one store', () => {
       });
       expect(await store.accept(entry(1), order(1))).toBe('accepted');
       expect(await store.accept(entry(2), order(2))).toBe('accepted');
-      const first = await store.take({ token: 't1', leaseMs: 10_000, perUser: true, wait: false });
+      const first = await store.take({ token: 't1', leaseMs: 500, perUser: true, wait: false });
       expect(first?.id).toBe(entry(1).id);
       // BullMQ's completion alone, as a process killed before the release would leave it.
       const job = await Job.fromId(store.bullQueue, String(first?.jobId));
       await job?.moveToCompleted(undefined, 't1', false);
-      const next = await store.take({ token: 't2', leaseMs: 10_000, perUser: true, wait: false });
+      const startedAt = Date.now();
+      let next: Awaited<ReturnType<typeof store.take>>;
+      do {
+        next = await store.take({ token: 't2', leaseMs: 500, perUser: true, wait: true });
+      } while (next === undefined && Date.now() - startedAt < 5_000);
       expect(next?.id).toBe(entry(2).id);
       // It holds its user: first of the line, marked.
       expect(await redis.zrange(`${prefix}:order:line:${user}`, 0, -1, 'WITHSCORES')).toEqual([
@@ -213,6 +218,113 @@ describe('order per user on Redis, across several queues on one store', () => {
       ]);
     } finally {
       redis.disconnect();
+      await store.close();
+    }
+  });
+
+  /** A store's accept of `user`'s alert at `minute`, in order. */
+  function accepting(store: ReturnType<typeof createRedisStore>, user: string) {
+    return (minute: number) => {
+      const alert = alertOf(user, minute) as { userId: string; triggeredAt: string };
+      return store.accept(
+        { id: `${user}:${alert.triggeredAt}`, alert: alert as never, receivedAt: Date.now() },
+        { dedupeTtlMs: 60_000, order: { user, at: Date.parse(alert.triggeredAt) } },
+      );
+    };
+  }
+
+  it("a completion goes on with its user's next alert in the same job, 16 in a row, then lets another user in", async () => {
+    const prefix = newPrefix();
+    const store = createRedisStore({ connection: server.url, prefix, leaseMs: 10_000 });
+    const redis = new Redis(server.url);
+    try {
+      const [a, b] = [`long_${process.pid}`, `other_${process.pid}`];
+      for (let minute = 1; minute <= 20; minute++) {
+        expect(await accepting(store, a)(minute)).toBe('accepted');
+      }
+      expect(await accepting(store, b)(1)).toBe('accepted');
+      // Only the first of each line waits; the others are parked behind it.
+      expect(await store.counts()).toMatchObject({ waiting: 21, delayed: 0, active: 0 });
+      expect(await redis.llen(store.bullQueue.toKey('wait'))).toBe(2);
+      const take = (token: string) => ({ token, leaseMs: 10_000, perUser: true, wait: false });
+      let taken = await store.take(take('t1'));
+      const job = taken?.jobId;
+      const seen: string[] = [];
+      for (let i = 1; i <= 16; i++) {
+        expect(taken?.id).toBe(`${a}:${String(alertOf(a, i).triggeredAt)}`);
+        expect(taken?.jobId).toBe(job);
+        expect(taken?.lapsed).toBe(false);
+        expect(taken?.newest).toBe(Date.parse(String(alertOf(a, 20).triggeredAt)));
+        seen.push(String(taken?.id));
+        const done = await store.completeAndTake(
+          String(taken?.jobId),
+          `t${String(i)}`,
+          take(`t${String(i + 1)}`),
+        );
+        expect(done.completed).toBe(true);
+        taken = done.next;
+      }
+      // After 16 in a row the completion went BullMQ's way: the other user's alert came next,
+      // and the long line's next alert was moved up to wait behind it.
+      expect(taken?.id).toBe(`${b}:${String(alertOf(b, 1).triggeredAt)}`);
+      const after = await store.completeAndTake(String(taken?.jobId), 't17', take('t18'));
+      expect(after.next?.id).toBe(`${a}:${String(alertOf(a, 17).triggeredAt)}`);
+      expect(after.next?.jobId).not.toBe(job);
+      expect(after.next?.lapsed).toBe(false);
+      // Each completed alert is counted, and stays a duplicate.
+      expect(await store.counts()).toMatchObject({ completed: 17, active: 1, waiting: 3 });
+      expect(await accepting(store, a)(2)).toBe('duplicate');
+      // Its job is gone: the alert of minute 2 is not in BullMQ any more, but in the done set.
+      expect(await redis.zcard(`${prefix}:order:done`)).toBe(15);
+    } finally {
+      redis.disconnect();
+      await store.close();
+    }
+  });
+
+  it('an alert a completion went on with is taken over like any other (lapsed, still first), and retried by its id when it fails', async () => {
+    const prefix = newPrefix();
+    const dying = createRedisStore({ connection: server.url, prefix, leaseMs: 300 });
+    const store = createRedisStore({ connection: server.url, prefix, leaseMs: 300 });
+    try {
+      const user = `taken_${process.pid}`;
+      const id = (minute: number) => `${user}:${String(alertOf(user, minute).triggeredAt)}`;
+      for (let minute = 1; minute <= 3; minute++) {
+        expect(await accepting(dying, user)(minute)).toBe('accepted');
+      }
+      const take = (token: string) => ({ token, leaseMs: 300, perUser: true, wait: false });
+      const first = await dying.take(take('d1'));
+      const second = (await dying.completeAndTake(String(first?.jobId), 'd1', take('d2'))).next;
+      expect(second?.id).toBe(id(2));
+      // The process dies holding it: past its lease, a reclaim puts the job back, and the alert
+      // of minute 2 (not 3) is taken again, as a takeover.
+      await new Promise((resolve) => setTimeout(resolve, 450));
+      expect(await store.reclaimExpired()).toBe(1);
+      const again = await store.take(take('s1'));
+      expect(again?.id).toBe(id(2));
+      expect(again?.lapsed).toBe(true);
+      // It fails for good: the failed set lists it by its own id, and retry(id) puts it back.
+      expect(
+        await store.fail(String(again?.jobId), 's1', {
+          outcome: 'failed',
+          tries: 1,
+          succeeded: [],
+          error: new Error('CRM down'),
+        }),
+      ).toBe(true);
+      expect((await store.failed()).map((alert) => alert.id)).toEqual([id(2)]);
+      // The completed alert of minute 1 is not a failed one, whatever job held it.
+      await expect(store.retry(id(1))).rejects.toThrow(TypeError);
+      // The failure released the user: its alert of minute 3 runs next, then the retried one.
+      const third = await store.take(take('s2'));
+      expect(third?.id).toBe(id(3));
+      await store.retry(id(2));
+      const retried = (await store.completeAndTake(String(third?.jobId), 's2', take('s3'))).next;
+      expect(retried?.id).toBe(id(2));
+      expect(retried?.lapsed).toBe(false);
+      expect(retried?.tries).toBe(0);
+    } finally {
+      await dying.close();
       await store.close();
     }
   });
