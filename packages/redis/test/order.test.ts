@@ -282,6 +282,27 @@ describe('order per user on Redis, across several queues on one store', () => {
     }
   });
 
+  it('an alert accepted in order with `first` (run in the invocation that accepted it) is taken next when it is first of its line', async () => {
+    const prefix = newPrefix();
+    const store = createRedisStore({ connection: server.url, prefix, leaseMs: 10_000 });
+    try {
+      const [early, late] = [`early_${process.pid}`, `late_${process.pid}`];
+      expect(await accepting(store, early)(1)).toBe('accepted');
+      const alert = alertOf(late, 1) as { triggeredAt: string };
+      const id = `${late}:${alert.triggeredAt}`;
+      const order = { user: late, at: Date.parse(alert.triggeredAt) };
+      const accepted = await store.accept(
+        { id, alert: alert as never, receivedAt: Date.now() },
+        { dedupeTtlMs: 60_000, order, first: true },
+      );
+      expect(accepted).toBe('accepted');
+      const take = { token: 't1', leaseMs: 10_000, perUser: true, wait: false };
+      expect((await store.take(take))?.id).toBe(id);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('an alert a completion went on with is taken over like any other (lapsed, still first), and retried by its id when it fails', async () => {
     const prefix = newPrefix();
     const dying = createRedisStore({ connection: server.url, prefix, leaseMs: 300 });
