@@ -7,8 +7,10 @@
  * - `alert_identities`: the identities `userId:triggeredAt` with their expiry, which outlive the
  *   alert's row (de-duplication for `dedupeTtlMs`);
  * - `alert_users` (order per user): per user, the newest `triggeredAt` accepted (`newest_at`, ms)
- *   with the same expiry as the identities, and `head`, the alert of the user that may run (a user
- *   whose line is not empty keeps its row past the expiry);
+ *   with its expiry, at least the TTL of the identities after the user's last acceptance (from
+ *   version 4 moved only when less than that is left, then a tenth of the TTL further: see
+ *   `ACCEPT_IN_ORDER_V4`), and `head`, the alert of the user that may run (a user whose line is
+ *   not empty keeps its row past the expiry). Its rows are updated in place (fill factor 50);
  * - `migrations`: the versions applied.
  *
  * Order per user: an alert accepted in order keeps its user and time (`user_id`, `order_at`). Each
@@ -48,7 +50,8 @@ export interface Migration {
  *   line is empty, or `ended` was not the head).
  * - `accept_in_order(...)`: `acceptInOrder`'s claim, newest time and alert, queued, then
  *   `join_line`; the alert's id when accepted (`waiting`: it became the head), no row for a
- *   duplicate.
+ *   duplicate. Replaced by version 4 (`ACCEPT_IN_ORDER_V4`), which writes the user's expiry less
+ *   often.
  * - `complete_and_take_in_order(id, token, next, lease, sticky)`: the completion, the advance of
  *   the user's line, and a take: the user's next alert when `sticky` and there is one, else the
  *   oldest due alert.
@@ -225,6 +228,57 @@ const LINE_FUNCTIONS = `
         RETURN n;
       END $f$;`;
 
+/**
+ * The fill factor of `alert_users` from version 4: every row of it is rewritten at each accept and
+ * at each end of its user's head, so half of each page is left for the new versions (an update in
+ * place, HOT, needs room on the row's page; the dead versions are pruned as pages fill up).
+ */
+const USERS_FILLFACTOR = 50;
+
+/**
+ * `accept_in_order` from version 4 (the same claim, alert and line as version 3's): the user's
+ * `expires_at` is written only when it must move, when it is less than `ttl` away; it then goes
+ * `ttl` plus a tenth of `ttl` away (never back). So the newest time is still remembered at least
+ * `dedupeTtlMs` after each acceptance (at most a tenth of it longer), the indexed column changes
+ * once per tenth of the TTL at most, and every other write of the row leaves the indexes alone and
+ * can be HOT. A row that would not change (an older time, the expiry far enough) is not written.
+ */
+const ACCEPT_IN_ORDER_V4 = `
+      CREATE OR REPLACE FUNCTION {schema}.accept_in_order(p_alert text, p_entry text,
+        p_ttl bigint, p_first boolean, p_user text, p_at bigint)
+      RETURNS TABLE (id bigint, waiting boolean) LANGUAGE plpgsql AS $f$
+      #variable_conflict use_column
+      DECLARE new_id bigint;
+      BEGIN
+        INSERT INTO {schema}.alert_identities AS i (alert_id, expires_at)
+        VALUES (p_alert, now() + p_ttl * interval '1 millisecond')
+        ON CONFLICT (alert_id) DO UPDATE SET expires_at = EXCLUDED.expires_at
+          WHERE i.expires_at <= now();
+        IF NOT FOUND THEN RETURN; END IF;
+        -- The user's lock before its row: the end of a head takes them in this order too.
+        PERFORM pg_advisory_xact_lock(hashtext('{schema}'), hashtext(p_user));
+        INSERT INTO {schema}.alert_users AS u (user_id, newest_at, expires_at)
+        VALUES (p_user, p_at, now() + (p_ttl + p_ttl / 10) * interval '1 millisecond')
+        ON CONFLICT (user_id) DO UPDATE SET
+          newest_at = CASE WHEN u.expires_at > now()
+            THEN greatest(u.newest_at, EXCLUDED.newest_at) ELSE EXCLUDED.newest_at END,
+          expires_at = CASE WHEN u.expires_at >= now() + p_ttl * interval '1 millisecond'
+            THEN u.expires_at ELSE EXCLUDED.expires_at END
+        WHERE u.expires_at <= now() OR u.expires_at < now() + p_ttl * interval '1 millisecond'
+          OR u.newest_at < EXCLUDED.newest_at;
+        INSERT INTO {schema}.alerts (alert_id, entry, due_at, user_id, order_at, state)
+        VALUES (p_alert, p_entry, CASE WHEN p_first
+          THEN timestamptz 'epoch' - (now() - timestamptz 'epoch') ELSE now() END,
+          p_user, p_at, 'queued')
+        RETURNING alerts.id INTO new_id;
+        IF {schema}.join_line(new_id, p_user) THEN
+          PERFORM pg_notify('churn_risk.{schema}', '0');
+          RETURN QUERY SELECT new_id, true;
+        ELSE
+          RETURN QUERY SELECT new_id, false;
+        END IF;
+      END $f$;`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -299,6 +353,17 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP INDEX {schema}.alerts_holder;
       CREATE INDEX alerts_queue ON {schema}.alerts (user_id, order_at, id) WHERE state = 'queued';
       ${LINE_FUNCTIONS}`,
+  },
+  {
+    // The users' rows updated in place (HOT): the acceptance of version 3 moved `expires_at`, an
+    // indexed column, at every accept, so none of those updates could stay on the row's page, and
+    // each added an entry to both indexes of `alert_users`. Compatible with the processes of
+    // version 3 still running: the function keeps its name and arguments, the columns their
+    // meaning. The fill factor applies to the pages written from now on.
+    version: 4,
+    sql: `
+      ALTER TABLE {schema}.alert_users SET (fillfactor = ${String(USERS_FILLFACTOR)});
+      ${ACCEPT_IN_ORDER_V4}`,
   },
 ];
 

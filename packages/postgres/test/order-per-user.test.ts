@@ -83,7 +83,7 @@ describe('order per user on PostgreSQL', () => {
       expect(taken?.id).toBe(old.id);
       expect(taken?.newest).toBeUndefined(); // accepted without order: no user to order by
       const versions = await sql(`SELECT version FROM ${schema}.migrations ORDER BY version`);
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(versions.rows).toEqual([1, 2, 3, 4].map((version) => ({ version })));
       const fresh = entryOf('new_user', 2);
       expect(await store.accept(fresh, inOrder(fresh))).toBe('accepted');
       const next = await store.take({ token: 'u', leaseMs: 60_000, perUser: true, wait: false });
@@ -625,6 +625,134 @@ describe('order per user on PostgreSQL', () => {
       // Its newest time is forgotten all the same.
       const kept = await store.take({ token: 'k', leaseMs: 60_000, perUser: true, wait: false });
       expect([kept?.id, kept?.newest]).toEqual([stays.id, Date.parse(at(1))]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('an acceptance moves its user’s expiry only when less than dedupeTtlMs is left, a tenth further: the user’s row is updated in place', async () => {
+    const schema = 'users_in_place';
+    const store = storeOn(schema);
+    /**
+     * `user`'s row: its expiry (µs since the epoch), how far away it is now (ms), its newest time
+     * and its version.
+     */
+    const row = async (
+      user: string,
+    ): Promise<{ expires: number; left: number; newest: number; version: string }> => {
+      const { rows } = await sql(
+        `SELECT (extract(epoch FROM expires_at) * 1000000)::bigint::text AS expires,
+          (extract(epoch FROM expires_at - now()) * 1000)::float8 AS left_ms,
+          newest_at::text AS newest, xmin::text AS version
+         FROM ${schema}.alert_users WHERE user_id = $1`,
+        [user],
+      );
+      const r = rows[0] as { expires: string; left_ms: number; newest: string; version: string };
+      return {
+        expires: Number(r.expires),
+        left: r.left_ms,
+        newest: Number(r.newest),
+        version: r.version,
+      };
+    };
+    const accept = async (user: string, minute: number, ttl = HOUR): Promise<void> => {
+      const entry = entryOf(user, minute);
+      expect(await store.accept(entry, inOrder(entry, ttl))).toBe('accepted');
+    };
+    try {
+      await accept('u', 1);
+      const fresh = await row('u');
+      expect(fresh.left).toBeGreaterThan(HOUR); // the TTL, and a tenth of it
+      expect(fresh.left).toBeLessThanOrEqual(HOUR * 1.1);
+      // Newer alerts of the user: the newest time moves, the expiry (still an hour away) stays.
+      for (let minute = 2; minute <= 61; minute++) await accept('u', minute);
+      const later = await row('u');
+      expect([later.expires, later.newest]).toEqual([fresh.expires, Date.parse(at(61))]);
+      expect(later.left).toBeGreaterThanOrEqual(HOUR);
+      // The head runs; an older alert queues behind it and leaves the user's row as it was.
+      const head = await store.take({ token: 'a', leaseMs: 60_000, perUser: true, wait: false });
+      expect(head?.id).toBe(entryOf('u', 1).id);
+      await accept('u', 0);
+      expect(await row('u')).toEqual({ ...later, left: expect.any(Number) as number });
+      // Less than the TTL left: the expiry moves, the TTL and a tenth away, then stays again.
+      await accept('v', 1, 20_000);
+      const v1 = await row('v');
+      await sleep(2_100);
+      await accept('v', 2, 20_000);
+      const v2 = await row('v');
+      expect(v2.expires).toBeGreaterThan(v1.expires);
+      expect(v2.left).toBeGreaterThanOrEqual(20_000);
+      expect(v2.left).toBeLessThanOrEqual(22_000);
+      await accept('v', 3, 20_000);
+      expect((await row('v')).expires).toBe(v2.expires);
+      // A longer expiry is never brought back by a shorter TTL.
+      await accept('u', 62, 1_000);
+      expect((await row('u')).expires).toBe(later.expires);
+      // Every update of the users' rows but the one that moved v's expiry stayed on its page
+      // (HOT): the statistics, once the store's connections have closed and sent them.
+      await store.close();
+      let counts = { updates: 0, hot: 0 };
+      await until(async () => {
+        const { rows } = await sql(
+          `SELECT n_tup_upd::int AS updates, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables
+           WHERE schemaname = $1 AND relname = 'alert_users'`,
+          [schema],
+        );
+        counts = rows[0] as { updates: number; hot: number };
+        return counts.updates >= 60;
+      }, 'the statistics of alert_users');
+      expect(counts.hot).toBe(counts.updates - 1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('migrates a schema at version 3: the users’ rows get room to be updated in place, and an acceptance moves the expiry only when it must', async () => {
+    const schema = 'from_v3';
+    const text = statements(schema);
+    await sql(text.createSchema);
+    await sql(text.createMigrations);
+    for (const migration of MIGRATIONS.slice(0, 3)) {
+      await sql(migration.sql.replaceAll('{schema}', schema));
+      await sql(text.recordMigration, [migration.version]);
+    }
+    // An alert accepted by version 3's function, its user's expiry the TTL away.
+    const old = entryOf('u', 1);
+    await sql(text.acceptInOrder, [
+      old.id,
+      JSON.stringify(old),
+      HOUR,
+      false,
+      'u',
+      Date.parse(at(1)),
+    ]);
+    /** The user's expiry, µs since the epoch. */
+    const expiry = async (): Promise<number> => {
+      const { rows } = await sql(
+        `SELECT (extract(epoch FROM expires_at) * 1000000)::bigint::text AS expires
+         FROM ${schema}.alert_users WHERE user_id = 'u'`,
+      );
+      return Number((rows[0] as { expires: string }).expires);
+    };
+    const before = await expiry();
+    const store = storeOn(schema);
+    try {
+      const later = entryOf('u', 2);
+      expect(await store.accept(later, inOrder(later))).toBe('accepted');
+      const versions = await sql(`SELECT version FROM ${schema}.migrations ORDER BY version`);
+      expect(versions.rows).toEqual([1, 2, 3, 4].map((version) => ({ version })));
+      const { rows } = await sql(
+        `SELECT reloptions FROM pg_catalog.pg_class WHERE oid = '${schema}.alert_users'::regclass`,
+      );
+      expect(rows).toEqual([{ reloptions: ['fillfactor=50'] }]);
+      // Less than the TTL was left (version 3 wrote exactly the TTL): moved a tenth further.
+      const moved = await expiry();
+      expect(moved).toBeGreaterThan(before);
+      const latest = entryOf('u', 3);
+      expect(await store.accept(latest, inOrder(latest))).toBe('accepted');
+      expect(await expiry()).toBe(moved);
+      const taken = await store.take({ token: 't', leaseMs: 60_000, perUser: true, wait: false });
+      expect([taken?.id, taken?.newest]).toEqual([old.id, Date.parse(at(3))]);
     } finally {
       await store.close();
     }

@@ -48,7 +48,7 @@ describe('the Postgres store', () => {
         'migrations',
       ]);
       const versions = await sql('SELECT version FROM first_use.migrations ORDER BY version');
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(versions.rows).toEqual([1, 2, 3, 4].map((version) => ({ version })));
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }
