@@ -55,6 +55,17 @@ function storeOn(schema: string): PostgresAlertStore {
 }
 
 /** `list` shuffled with `random`. */
+/** Creates `schema` as the versions up to `version` left it (the migrations of that time). */
+async function schemaAt(schema: string, version: number): Promise<void> {
+  const text = statements(schema);
+  await sql(text.createSchema);
+  await sql(text.createMigrations);
+  for (const migration of MIGRATIONS.slice(0, version)) {
+    await sql(migration.sql.replaceAll('{schema}', schema));
+    await sql(text.recordMigration, [migration.version]);
+  }
+}
+
 function shuffled<T>(list: readonly T[], random: () => number): T[] {
   const copy = [...list];
   for (let i = copy.length - 1; i > 0; i--) {
@@ -67,11 +78,7 @@ function shuffled<T>(list: readonly T[], random: () => number): T[] {
 describe('order per user on PostgreSQL', () => {
   it('migrates a schema at version 1 in place: its alerts stay, and a take in order takes them', async () => {
     const schema = 'from_v1';
-    const text = statements(schema);
-    await sql(text.createSchema);
-    await sql(text.createMigrations);
-    await sql((MIGRATIONS[0]?.sql ?? '').replaceAll('{schema}', schema));
-    await sql(text.recordMigration, [1]);
+    await schemaAt(schema, 1);
     const old = entryOf('old_user', 1);
     await sql(`INSERT INTO ${schema}.alerts (alert_id, entry) VALUES ($1, $2)`, [
       old.id,
@@ -95,13 +102,7 @@ describe('order per user on PostgreSQL', () => {
 
   it('migrates a schema at version 2 with users held: the holder stays first, the other alerts queue behind their heads', async () => {
     const schema = 'from_v2';
-    const text = statements(schema);
-    await sql(text.createSchema);
-    await sql(text.createMigrations);
-    for (const migration of MIGRATIONS.slice(0, 2)) {
-      await sql(migration.sql.replaceAll('{schema}', schema));
-      await sql(text.recordMigration, [migration.version]);
-    }
+    await schemaAt(schema, 2);
     // Written as version 2 wrote them: `u`'s alert at minute 5 holds it (running, leased to
     // `old`), its alerts at minutes 1 and 3 wait; `v` has two waiting alerts and no holder.
     const row = async (user: string, minute: number, holds: boolean): Promise<void> => {
@@ -709,16 +710,10 @@ describe('order per user on PostgreSQL', () => {
 
   it('migrates a schema at version 3: the users’ rows get room to be updated in place, and an acceptance moves the expiry only when it must', async () => {
     const schema = 'from_v3';
-    const text = statements(schema);
-    await sql(text.createSchema);
-    await sql(text.createMigrations);
-    for (const migration of MIGRATIONS.slice(0, 3)) {
-      await sql(migration.sql.replaceAll('{schema}', schema));
-      await sql(text.recordMigration, [migration.version]);
-    }
+    await schemaAt(schema, 3);
     // An alert accepted by version 3's function, its user's expiry the TTL away.
     const old = entryOf('u', 1);
-    await sql(text.acceptInOrder, [
+    await sql(statements(schema).acceptInOrder, [
       old.id,
       JSON.stringify(old),
       HOUR,
