@@ -5,8 +5,8 @@ import type { AlertJobData } from './job-data.js';
 // its lease (its alert was taken over) cannot overwrite the record the new holder wrote. BullMQ's
 // API has no fenced data write (`job.updateData` is not fenced), so this relies on BullMQ's key
 // layout (as retry-failed.ts and the order's scripts in user-order.ts do): the job hash's `data`
-// field and the job's `<job key>:lock` key, as BullMQ's own Lua scripts use them. Both keys share the queue's prefix, so they land in one
-// slot of a Redis Cluster when the prefix has a hash tag.
+// field and the job's `<job key>:lock` key, as BullMQ's own Lua scripts use them. Both keys share
+// the queue's prefix, so they land in one slot of a Redis Cluster when the prefix has a hash tag.
 const WRITE_IF_LEASED = `
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end

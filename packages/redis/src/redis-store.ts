@@ -392,9 +392,8 @@ class BullMqAlertStore implements RedisAlertStore {
 
   /**
    * `#completeTaking` in order per user (the alert was accepted in order, or the take is per
-   * user): BullMQ's completion takes the next job in the same round trip, then one script ends
-   * the alert in its user's order and takes the next job in its turn (user-order.ts). A job that
-   * is not its user's turn is parked, and the take goes on (`#parkAndTake`).
+   * user): the completion that goes on with the user's next alert (`#goOn`) while the lease's
+   * user has more and its streak is under `MAX_STREAK`, else `#completeThenTakeInOrder`.
    */
   #completeTakingInOrder(id: string, lease: Lease, next: TakeOptions): Promise<Completion> {
     const { order } = lease.data;
@@ -443,7 +442,11 @@ class BullMqAlertStore implements RedisAlertStore {
     return completedWith(this.#record(job, next.token, lockToken, turn, (lease.streak ?? 1) + 1));
   }
 
-  /** BullMQ's completion and take, then the end and the take in order (`#completeTakingInOrder`). */
+  /**
+   * BullMQ's completion takes the next job in the same round trip, then one script ends the alert
+   * in its user's order and takes the next job in its turn (user-order.ts). A job that is not its
+   * user's turn is parked, and the take goes on (`#parkAndTake`).
+   */
   #completeThenTakeInOrder(id: string, lease: Lease, next: TakeOptions): Promise<Completion> {
     const { worker, redis } = this.#consume();
     const { job, lockToken } = lease;
@@ -491,7 +494,7 @@ class BullMqAlertStore implements RedisAlertStore {
       );
   }
 
-  /** The rest of `#completeTakingInOrder`: a wake, a park, another lease time. */
+  /** The rest of `#completeThenTakeInOrder`: a wake, a park, another lease time. */
   async #nextInOrder(
     nextJob: Job<AlertJobData> | undefined,
     taken: { id: string; order: UserOrderKey } | undefined,

@@ -68,8 +68,9 @@ class Script {
  * Run in the MULTI of the accept, right after BullMQ's add (which parked the job: delayed for at
  * most `leaseMs`): records the alert in its user's line and the user's newest time, only when the
  * add stored our job (a duplicate stores none). The first of its line is moved to wait at once, as
- * BullMQ's \`promote\` does it (\`toWait\` of bull-wait.ts, and the hash's \`delay\` set to 0); any other stays parked behind the alert that holds its
- * user, which moves it up when it ends (or goes on with it: \`CONTINUE\`).
+ * BullMQ's `promote` does it (`toWait` of bull-wait.ts, and the hash's `delay` set to 0); any
+ * other stays parked behind the alert that holds its user, which moves it up when it ends (or goes
+ * on with it: `CONTINUE`).
  * KEYS: job hash, line, newest, parked, delayed, wait, marker, meta, active, events.
  * ARGV: job id, at (ms), dedupeTtlMs, '1' to go first in the wait list. 1: recorded; 0: a
  * duplicate.
@@ -180,17 +181,17 @@ return 0`;
  * same lease: one script instead of BullMQ's completion and a take (the drain's hot path in order
  * per user). Only when the lease still holds the job's lock, the job holds its user (scored -1),
  * and the user's next alert is parked (never taken since, so no one else can take it while this
- * runs): that alert's data becomes the running job's (with \`startsBefore\`, the attempts the job
+ * runs): that alert's data becomes the running job's (with `startsBefore`, the attempts the job
  * started before it, appended: the later of two equal JSON keys wins), its own job is deleted (the
  * delayed set, its hash and logs, as BullMQ removes a job; its identity's de-duplication key, kept
- * for \`dedupeTtlMs\`, now names the running job), and the lock is renewed for \`leaseMs\` (as
- * \`extendLock\` does, the job out of the stalled set). The completed alert leaves no completed
- * job: its identity's key keeps it a duplicate, and \`<prefix>:order:done\` (sorted set: the id of
- * the job that was deleted → when, in ms) counts it among the completed for \`dedupeTtlMs\`, as
+ * for `dedupeTtlMs`, now names the running job), and the lock is renewed for `leaseMs` (as
+ * `extendLock` does, the job out of the stalled set). The completed alert leaves no completed
+ * job: its identity's key keeps it a duplicate, and `<prefix>:order:done` (sorted set: the id of
+ * the job that was deleted → when, in ms) counts it among the completed for `dedupeTtlMs`, as
  * BullMQ keeps a completed job. Otherwise nothing is written, and the completion goes BullMQ's way.
  * KEYS: the job's lock, job hash, line, newest, delayed, parks, parked, stalled, done.
  * ARGV: token, job id, the job key prefix, startsBefore, leaseMs, dedupeTtlMs.
- * \`{0}\`: the lock is not the token's; \`{1}\`: nothing to go on with; \`{2, data, newest, more}\`.
+ * `{0}`: the lock is not the token's; `{1}`: nothing to go on with; `{2, data, newest, more}`.
  */
 const CONTINUE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
@@ -275,6 +276,11 @@ export class UserOrder {
     this.#bull = keys;
   }
 
+  /** The key of `user`'s newest time. */
+  newestKey(user: string): string {
+    return `${this.#base}:newest:${user}`;
+  }
+
   /** The alerts a completion went on from (`CONTINUE`), by when: completed, with no job kept. */
   get doneKey(): string {
     return `${this.#base}:done`;
@@ -334,7 +340,7 @@ export class UserOrder {
     return [
       jobKey,
       this.lineKey(order.user),
-      `${this.#base}:newest:${order.user}`,
+      this.newestKey(order.user),
       this.parkedKey,
       bull.delayed,
       bull.wait,
@@ -356,7 +362,7 @@ export class UserOrder {
 
   /**
    * The completion of `jobId` (held by `token`), going on with its user's next alert when it is
-   * parked (\`CONTINUE\`): `lost` when the lock is not the token's, `none` when there is nothing to
+   * parked (`CONTINUE`): `lost` when the lock is not the token's, `none` when there is nothing to
    * go on with (nothing written), else the next alert's data (now the job's, locked for `leaseMs`),
    * its user's newest time and whether the line holds more.
    */
@@ -378,7 +384,7 @@ export class UserOrder {
         `${jobKey}:lock`,
         jobKey,
         this.lineKey(job.order.user),
-        `${this.#base}:newest:${job.order.user}`,
+        this.newestKey(job.order.user),
         this.#bull.delayed,
         `${this.#base}:parks`,
         this.parkedKey,
@@ -422,7 +428,7 @@ export class UserOrder {
           this.parkedKey,
           ended === undefined ? parks : this.lineKey(ended.order.user),
           taken === undefined ? parks : this.lineKey(taken.order.user),
-          taken === undefined ? parks : `${this.#base}:newest:${taken.order.user}`,
+          taken === undefined ? parks : this.newestKey(taken.order.user),
           parkedBefore === undefined ? parks : this.lineKey(parkedBefore.order.user),
         ],
         [
