@@ -14,7 +14,8 @@
  *   alert), then closes gracefully and answers `{ closed }`.
  */
 import { tellParent } from '../lib/child.js';
-import { stampedAlert, wallClock, type Side, type StampedAlert } from './side.js';
+import { stampedAlert, type Side, type StampedAlert } from './side.js';
+import { machineClock } from '../lib/clock.js';
 
 const [role = '', sideName = '', url = '', namespace = ''] = process.argv.slice(2);
 
@@ -98,7 +99,7 @@ async function produce(side: Side): Promise<void> {
       );
     } else if ('steady' in command) {
       const { count, intervalMs } = command.steady;
-      const origin = wallClock();
+      const origin = machineClock();
       let failed = 0;
       const sends: Promise<void>[] = [];
       const tick = (i: number): void => {
@@ -113,7 +114,7 @@ async function produce(side: Side): Promise<void> {
             () => {
               tick(i + 1);
             },
-            Math.max(0, origin + (i + 1) * intervalMs - wallClock()),
+            Math.max(0, origin + (i + 1) * intervalMs - machineClock()),
           );
         } else {
           void Promise.all(sends).then(() => {
@@ -135,7 +136,7 @@ async function consume(side: Side): Promise<void> {
   const starts: [number, number][] = [];
   let finished = false;
   const onStart = (alert: StampedAlert): void => {
-    const at = wallClock();
+    const at = machineClock();
     if (finished) return;
     count++;
     starts.push([alert.sentAt, at]);

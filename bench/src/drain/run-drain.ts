@@ -563,7 +563,7 @@ export async function runDrain(settings: BenchSettings): Promise<BenchResult> {
     '(ours: signed deliveries into `receiver.handle` of a web process with `consume: false`; BullMQ `queue.add`; graphile-worker `addJob`; pg-boss `send`), 16 in flight,',
     'then one consuming process started and, once it is connected, told to start; timed in it from its first handler start to the N-th (start-up excluded), alerts/s = (N - 1) / that span;',
     `(b) latency: a fresh consuming process, idle, then ${String(config.warmup)} warm-up and ${String(config.alerts)} timed alerts enqueued one every ${String(config.intervalMs)} ms (50/s) by the producing process,`,
-    "each carrying the wall clock (`performance.timeOrigin + performance.now()`) taken just before its enqueue call; the handler's first line reads the same clock (same machine).",
+    "each carrying the machine's monotonic clock (`process.hrtime`, one clock for every process) read just before its enqueue call; the handler's first line reads the same clock.",
     'Every process on Node 22 (test/node_modules/node22: graphile-worker and pg-boss need it; the same Node for all sides), one redis-server (no persistence) and one PostgreSQL 15 cluster (fsync off) for all sides,',
     'a key prefix (Redis) or a database (Postgres) per side. CPU per alert: the consuming process, and the store server with all its processes (/proc, 10 ms ticks), over the drain span.',
   ].join(' ');

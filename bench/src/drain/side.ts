@@ -4,6 +4,7 @@
  * module (`side-*.ts`), loaded only by the child processes that run it.
  */
 import { alertBody } from '../lib/alert.js';
+import { machineClock } from '../lib/clock.js';
 
 /** Handlers run at once per consuming process, on every side. */
 export const CONCURRENCY = 10;
@@ -11,7 +12,7 @@ export const CONCURRENCY = 10;
 /** What the alerts of the run carry: the alert, and when its enqueue was called. */
 export interface StampedAlert {
   readonly userId: string;
-  /** `performance.timeOrigin + performance.now()` just before the enqueue call, in ms. */
+  /** `machineClock()` just before the enqueue call, in ms. */
   readonly sentAt: number;
   readonly [field: string]: unknown;
 }
@@ -47,13 +48,10 @@ export interface Side {
   consumer(target: SideTarget, onStart: (alert: StampedAlert) => void): Promise<Consumer>;
 }
 
-/** The wall clock in ms with sub-ms precision, comparable across the processes of one machine. */
-export const wallClock = (): number => performance.timeOrigin + performance.now();
-
 /** A fresh ~280-byte `churn_risk_alert` with a `sentAt` field (extra fields are kept). */
 export function stampedAlert(): StampedAlert {
   const alert = JSON.parse(alertBody()) as { userId: string };
-  return { ...alert, sentAt: wallClock() };
+  return { ...alert, sentAt: machineClock() };
 }
 
 /** The alert identity `userId:triggeredAt`, the anchors' de-duplication key. */

@@ -25,6 +25,7 @@ import { createPostgresQueue } from '@churn-risk/postgres';
 import { createRedisQueue } from '@churn-risk/redis';
 import { alertBody, SECRET, signHeaders } from '../lib/alert.js';
 import { tellParent } from '../lib/child.js';
+import { machineClock } from '../lib/clock.js';
 
 const [role = '', engine = '', url = '', namespace = ''] = process.argv.slice(2);
 
@@ -34,7 +35,6 @@ export const KEEP_ALIVE_BUDGET_MS = 10_000;
 type Command =
   { steady: { count: number; intervalMs: number } } | { go: { expect: number } } | { report: true };
 
-const wallClock = (): number => performance.timeOrigin + performance.now();
 const describe = (error: unknown): string =>
   error instanceof Error ? (error.stack ?? error.message) : String(error);
 
@@ -71,12 +71,12 @@ async function main(): Promise<void> {
   let reported = false;
   const report = async (): Promise<void> => {
     reported = true;
-    const lastStart = starts.at(-1)?.[1] ?? wallClock();
+    const lastStart = starts.at(-1)?.[1] ?? machineClock();
     while (kept.size > 0) await Promise.allSettled([...kept]);
-    tellParent({ done: { starts, settledMs: wallClock() - lastStart } });
+    tellParent({ done: { starts, settledMs: machineClock() - lastStart } });
   };
   receiver.on('churn_risk_alert', (alert) => {
-    const at = wallClock();
+    const at = machineClock();
     starts.push([alert.userId, at]);
     if (!reported && starts.length >= expect) void report();
   });
@@ -95,18 +95,18 @@ async function main(): Promise<void> {
     const answered: [string, number, number][] = new Array(count);
     let failed = 0;
     const sends: Promise<void>[] = [];
-    const origin = wallClock();
+    const origin = machineClock();
     const send = async (i: number): Promise<void> => {
       const body = alertBody();
       const userId = (JSON.parse(body) as { userId: string }).userId;
-      const calledAt = wallClock();
+      const calledAt = machineClock();
       const result = await receiver.handle({
         method: 'POST',
         headers: { 'content-type': 'application/json', ...signHeaders(body) },
         body,
         ...(consume === 'invocation' ? { waitUntil } : {}),
       });
-      const at = wallClock();
+      const at = machineClock();
       if (result.status !== 202) {
         failed++;
         if (failed === 1) console.error(`invocation ${role}: answered ${String(result.status)}`);
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
         }),
       );
       if (i + 1 < count) {
-        setTimeout(() => tick(i + 1), Math.max(0, origin + (i + 1) * intervalMs - wallClock()));
+        setTimeout(() => tick(i + 1), Math.max(0, origin + (i + 1) * intervalMs - machineClock()));
       } else {
         void Promise.all(sends).then(() => {
           tellParent({ sent: { answered: answered.filter(Boolean), failed } });

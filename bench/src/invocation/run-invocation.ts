@@ -339,7 +339,7 @@ export async function runInvocation(settings: BenchSettings): Promise<BenchResul
     `${String(config.rounds)} interleaved round(s) per store, the two modes in turn (each round starting with the other one), fresh processes each round;`,
     `in each, ${String(config.warmup)} warm-up and ${String(config.alerts)} timed fresh signed ~250-byte deliveries, one every ${String(config.intervalMs)} ms (${String(rate)} alerts/s),`,
     'handed to `receiver.handle({ method, headers, body, waitUntil })` as a framework adapter would; the time is from `handle` resolving with the `202` to the first line of the no-op handler,',
-    'both read on the wall clock (`performance.timeOrigin + performance.now()`, comparable across the processes of one machine).',
+    "both read on the machine's monotonic clock (`process.hrtime`, one clock for every process of the machine).",
     "**invocation**: one process, `createReceiver({ secret, queue, consume: 'invocation', keepAliveBudgetMs: 10_000 })`, whose `waitUntil` keeps every promise (as `after()` would), no worker process;",
     '**worker**: a web process with `consume: false` and a worker process with `consume: true` (started and connected before the first delivery).',
     '`createPostgresQueue` / `createRedisQueue` with their defaults (concurrency 10); one PostgreSQL 15 cluster (fsync off) with a database per mode and a schema per round, one redis-server (no persistence) with a key prefix per mode and round (the processes are SIGKILLed after each round: an alert whose completion they had not stored cannot reach a later round).',

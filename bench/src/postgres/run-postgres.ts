@@ -243,7 +243,7 @@ export async function runPostgres(settings: BenchSettings): Promise<BenchResult>
         processingTable(processing),
         "#### From the 202 to the handler's start, Postgres and Redis (same run)",
         latencyTable(latency),
-        "A web process (Express, `consume: false`) and a worker (the queue's defaults, concurrency 10) per mode, all on Node 22; alerts sent one at a time, 20 ms after the previous 202; the 202's arrival in the sender and the handler's first line in the worker timed on the wall clock (`performance.timeOrigin + performance.now()`). Rounds alternate the modes.",
+        "A web process (Express, `consume: false`) and a worker (the queue's defaults, concurrency 10) per mode, all on Node 22; alerts sent one at a time, 20 ms after the previous 202; the 202's arrival in the sender and the handler's first line in the worker timed on the machine's monotonic clock (`process.hrtime`, one clock for every process). Rounds alternate the modes.",
       ].join('\n\n');
       return {
         name: 'postgres',

@@ -2,8 +2,8 @@
  * The time from the `202` to a handler's start, Postgres mode beside Redis mode in the same run:
  * for each mode a web process (`express-ours-*`, `consume: false`) and a consuming process
  * (`worker.ts`, the queue's defaults), all on Node >= 22.12. This process sends fresh signed
- * alerts one at a time (the next `gapMs` after the previous 202), records the wall clock when
- * each 202 arrives, and the worker reports the wall clock at its handler's first line. Rounds
+ * alerts one at a time (the next `gapMs` after the previous 202), records the machine clock when
+ * each 202 arrives, and the worker reports the same clock at its handler's first line. Rounds
  * alternate the modes.
  */
 import { alertBody, signHeaders, WEBHOOK_PATH } from '../lib/alert.js';
@@ -12,6 +12,7 @@ import { interleaveRounds } from '../lib/interleave.js';
 import { pairDelays } from '../lib/latency-stats.js';
 import type { BenchCluster } from './cluster.js';
 import { SCHEMA } from './measure.js';
+import { machineClock } from '../lib/clock.js';
 
 export type Mode = 'postgres' | 'redis';
 
@@ -41,7 +42,6 @@ interface Started {
   at: number;
 }
 
-const now = (): number => performance.timeOrigin + performance.now();
 const DATABASE = 'bench_latency';
 const PREFIX = 'bench-latency';
 
@@ -52,7 +52,7 @@ async function send(port: number): Promise<{ userId: string; at: number }> {
     headers: { 'content-type': 'application/json', ...signHeaders(body) },
     body,
   });
-  const at = now();
+  const at = machineClock();
   await response.text();
   if (response.status !== 202) throw new Error(`expected 202, got ${response.status}`);
   return { userId: (JSON.parse(body) as { userId: string }).userId, at };

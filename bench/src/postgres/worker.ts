@@ -2,8 +2,8 @@
  * Child process entry, on Node >= 22.12: `worker.ts <postgres|redis> <store URL> <schema or
  * prefix> [holdMs]`, a consuming process (`createReceiver` with `createPostgresQueue` or
  * `createRedisQueue` and their defaults, concurrency 10) whose handler tells the parent, first
- * thing, `{ userId, at, pid }` (`at`: `performance.timeOrigin + performance.now()`, the wall
- * clock in ms with sub-ms precision, comparable across the processes of one machine), then
+ * thing, `{ userId, at, pid }` (`at`: `machineClock()`, the machine's
+ * monotonic clock in ms, one clock for every process of the machine), then
  * returns, or waits `holdMs` (a handler to be killed in). Sends `{ ready: true }` once started.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +14,7 @@ import { createRedisQueue } from '@churn-risk/redis';
 import { SECRET } from '../lib/alert.js';
 import { answerCpuRequests } from '../lib/child-cpu.js';
 import { tellParent } from '../lib/child.js';
+import { machineClock } from '../lib/clock.js';
 
 const [mode = '', url = '', namespace = '', hold = '0'] = process.argv.slice(2);
 const holdMs = Number(hold);
@@ -28,7 +29,7 @@ const receiver = createReceiver({ secret: SECRET, queue: queueOf(), concurrency:
 receiver.on('churn_risk_alert', async (alert) => {
   tellParent({
     userId: alert.userId,
-    at: performance.timeOrigin + performance.now(),
+    at: machineClock(),
     pid: process.pid,
   });
   if (holdMs > 0) await sleep(holdMs);

@@ -3,7 +3,7 @@
  * <leaseMs> <reclaimIntervalMs>`, one consuming process (`createReceiver` with
  * `createRedisQueue` / `createPostgresQueue`, the given `leaseMs` and `reclaimIntervalMs`,
  * concurrency 10). Its handler tells the parent `{ start: { userId, at, pid } }` first thing
- * (`at`: the wall clock, `performance.timeOrigin + performance.now()`), then holds until the
+ * (`at`: `machineClock()`, the machine's monotonic clock), then holds until the
  * parent sends `{ release: userId }` (the parent SIGKILLs the process instead when it is the
  * victim). `{ accept: true }` makes this process accept one fresh signed alert through its
  * receiver (answered `{ accepted: userId }`).
@@ -12,6 +12,7 @@ import { createReceiver } from '@churn-risk/core';
 import { type AlertQueue } from '@churn-risk/core/store';
 import { SECRET, alertBody, signHeaders } from '../lib/alert.js';
 import { tellParent } from '../lib/child.js';
+import { machineClock } from '../lib/clock.js';
 
 const [engine = '', url = '', namespace = '', lease = '', reclaim = ''] = process.argv.slice(2);
 const leaseMs = Number(lease);
@@ -69,7 +70,7 @@ try {
     tellParent({
       start: {
         userId: alert.userId,
-        at: performance.timeOrigin + performance.now(),
+        at: machineClock(),
         pid: process.pid,
       },
     });

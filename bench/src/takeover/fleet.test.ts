@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { machineClock } from '../lib/clock.js';
 import { runKills, seededRandom, type Fleet, type Member, type Start } from './fleet.js';
 
 /**
@@ -25,7 +26,7 @@ function fakeFleet(): Fleet & { added: number; killed: Member[]; released: strin
           const userId = `user_${String(++alerts)}`;
           const taker = live[0] as Member;
           held.set(userId, taker);
-          starts.push({ userId, at: performance.timeOrigin + performance.now(), member: taker });
+          starts.push({ userId, at: machineClock(), member: taker });
           return Promise.resolve(userId);
         },
         release(userId) {
@@ -39,7 +40,7 @@ function fakeFleet(): Fleet & { added: number; killed: Member[]; released: strin
             const next = live[0] as Member;
             held.set(userId, next);
             setTimeout(() => {
-              starts.push({ userId, at: performance.timeOrigin + performance.now(), member: next });
+              starts.push({ userId, at: machineClock(), member: next });
             }, 1);
           }
           return Promise.resolve();

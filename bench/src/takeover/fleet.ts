@@ -4,8 +4,9 @@
  * time, kills the consumer whose handler started it at a random moment, times the moment another
  * consumer's handler starts it, and adds a consumer in place of the killed one.
  */
+import { machineClock } from '../lib/clock.js';
 
-/** A handler start: which alert, when (wall clock, ms), in which consumer. */
+/** A handler start: which alert, when (`machineClock()`, ms), in which consumer. */
 export interface Start {
   userId: string;
   at: number;
@@ -52,7 +53,6 @@ export interface Trial {
   killAfterMs: number;
 }
 
-const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitFor<T>(find: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
@@ -88,8 +88,8 @@ export async function runKills(
         `no handler started alert ${userId}`,
       );
       const killAfterMs = Math.floor(random() * leaseMs);
-      await sleep(Math.max(0, first.at + killAfterMs - now()));
-      const killedAt = now();
+      await sleep(Math.max(0, first.at + killAfterMs - machineClock()));
+      const killedAt = machineClock();
       await first.member.kill();
       live.splice(live.indexOf(first.member), 1);
       const second = await waitFor(

@@ -8,6 +8,7 @@
 import { createReceiver } from '@churn-risk/core';
 import { createDurableQueue, createMemoryStore, type AlertStore } from '@churn-risk/core/store';
 import { SECRET, alertBody, signHeaders } from '../lib/alert.js';
+import { machineClock } from '../lib/clock.js';
 import type { Fleet, Member, Start } from './fleet.js';
 
 /** `target` seen through a proxy whose method calls, once `stop()` was called, never settle. */
@@ -71,7 +72,7 @@ export function memoryFleet(leaseMs: number, reclaimIntervalMs: number): Fleet {
         if (dead) return new Promise<void>(() => undefined);
         starts.push({
           userId: alert.userId,
-          at: performance.timeOrigin + performance.now(),
+          at: machineClock(),
           member,
         });
         await new Promise<void>((resolve) => releases.set(alert.userId, resolve));

@@ -179,7 +179,7 @@ export async function runTakeover(settings: BenchSettings): Promise<BenchResult>
     `\`leaseMs + reclaimIntervalMs\`, is ${s2(BOUND_MS)} s here (60 s with the defaults, 30 s + 30 s: read the ratio to the bound).`,
     "Each kill: a wait drawn in [0, reclaimIntervalMs) (the alert lands at a random point of the consumers' reclaim cycles), one fresh signed alert accepted",
     "by a random live consumer's receiver, the kill of the consumer whose handler started it after a delay drawn in [0, leaseMs) (a random point of the",
-    "lease's renewals, every half lease), then the time until another consumer's handler starts it (wall clock, `performance.timeOrigin + performance.now()`),",
+    "lease's renewals, every half lease), then the time until another consumer's handler starts it (the machine's monotonic clock, `process.hrtime`, one clock for every process),",
     'and a fresh consumer started in place of the killed one before the next kill. Handlers hold until told to return. Redis and Postgres: every consumer',
     `is its own process (\`createReceiver\` with \`createRedisQueue\` / \`createPostgresQueue\`, concurrency 10, on this Node, ${process.version}) and a kill is`,
     'a SIGKILL mid-handler; one redis-server / one PostgreSQL 15 cluster, a key prefix / database per configuration, the two configurations of a store at once.',
