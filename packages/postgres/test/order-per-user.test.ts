@@ -90,7 +90,7 @@ describe('order per user on PostgreSQL', () => {
       expect(taken?.id).toBe(old.id);
       expect(taken?.newest).toBeUndefined(); // accepted without order: no user to order by
       const versions = await sql(`SELECT version FROM ${schema}.migrations ORDER BY version`);
-      expect(versions.rows).toEqual([1, 2, 3, 4].map((version) => ({ version })));
+      expect(versions.rows).toEqual([1, 2, 3, 4, 5].map((version) => ({ version })));
       const fresh = entryOf('new_user', 2);
       expect(await store.accept(fresh, inOrder(fresh))).toBe('accepted');
       const next = await store.take({ token: 'u', leaseMs: 60_000, perUser: true, wait: false });
@@ -735,7 +735,7 @@ describe('order per user on PostgreSQL', () => {
       const later = entryOf('u', 2);
       expect(await store.accept(later, inOrder(later))).toBe('accepted');
       const versions = await sql(`SELECT version FROM ${schema}.migrations ORDER BY version`);
-      expect(versions.rows).toEqual([1, 2, 3, 4].map((version) => ({ version })));
+      expect(versions.rows).toEqual([1, 2, 3, 4, 5].map((version) => ({ version })));
       const { rows } = await sql(
         `SELECT reloptions FROM pg_catalog.pg_class WHERE oid = '${schema}.alert_users'::regclass`,
       );

@@ -48,7 +48,7 @@ describe('the Postgres store', () => {
         'migrations',
       ]);
       const versions = await sql('SELECT version FROM first_use.migrations ORDER BY version');
-      expect(versions.rows).toEqual([1, 2, 3, 4].map((version) => ({ version })));
+      expect(versions.rows).toEqual([1, 2, 3, 4, 5].map((version) => ({ version })));
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }
@@ -224,6 +224,142 @@ describe('the Postgres store', () => {
       expect(plan).not.toMatch(/Seq Scan|Sort/);
       const first = await store.take({ token: 't', leaseMs: 60_000 });
       expect(first?.id).toBe(oldest.id);
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
+
+  /**
+   * A store on `schema` whose table of alerts holds 3,000 waiting alerts while its statistics count
+   * it empty: a burst drained, then a vacuum landing while the burst's last alerts are still in
+   * flight (another transaction still sees them). It removes the rest, but cannot truncate the
+   * table past them, so the table keeps its pages, counted at 0 rows, and the next burst fills
+   * them. Autovacuum is off for the table, so that nothing corrects the statistics meanwhile.
+   */
+  async function staleStatistics(schema: string): Promise<PostgresAlertStore> {
+    const store = createPostgresStore({ connection: postgres.url, schema });
+    const fill = async (): Promise<void> => {
+      for (let i = 0; i < 3000; i += 50) {
+        await Promise.all(
+          Array.from({ length: 50 }, () => store.accept(entry(), { dedupeTtlMs: 60_000 })),
+        );
+      }
+    };
+    await fill();
+    await sql(`ALTER TABLE ${schema}.alerts SET (autovacuum_enabled = false)`);
+    await sql(`DELETE FROM ${schema}.alerts WHERE id < (SELECT max(id) - 5 FROM ${schema}.alerts)`);
+    const holder = new pg.Client({ connectionString: postgres.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await holder.query(`SELECT count(*) FROM ${schema}.alerts`);
+      await sql(`DELETE FROM ${schema}.alerts`);
+      await sql(`VACUUM ${schema}.alerts`);
+      await holder.query('COMMIT');
+    } finally {
+      await holder.end();
+    }
+    const { rows } = await sql(
+      `SELECT relpages, reltuples FROM pg_class WHERE oid = '${schema}.alerts'::regclass`,
+    );
+    expect(rows[0]).toMatchObject({ reltuples: 0 });
+    expect((rows[0] as { relpages: number }).relpages).toBeGreaterThan(50);
+    await fill();
+    return store;
+  }
+
+  /**
+   * Runs `statement` twice (EXPLAIN ANALYZE, each in a transaction rolled back) on a connection
+   * whose prepared statements use the generic plan PostgreSQL settles on after five runs, after
+   * `prepare`: the rows of its top node and the pages the second run read (not a timing).
+   */
+  async function pagesRead(
+    prepare: string[],
+    statement: string,
+  ): Promise<{ rows: number; pages: number }> {
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    try {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      for (const text of prepare) await client.query(text);
+      const explain = async (): Promise<Record<string, number | undefined>> => {
+        await client.query('BEGIN');
+        const { rows } = await client.query<{
+          'QUERY PLAN': [{ Plan: Record<string, number | undefined> }];
+        }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement}`);
+        await client.query('ROLLBACK');
+        return rows[0]?.['QUERY PLAN'][0].Plan ?? {};
+      };
+      await explain(); // the connection's first run reads the catalog (and compiles a function)
+      const plan = await explain();
+      return {
+        rows: plan['Actual Rows'] ?? 0,
+        pages: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0),
+      };
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('leases a taken alert through its id when the statistics count the table empty', async () => {
+    const schema = 'stale_take';
+    const store = await staleStatistics(schema);
+    try {
+      // Each statement that takes, as the store runs it (the function as it is). About 20 pages
+      // each through the keys; a join of every row to the taken one read more than 3,000.
+      const text = statements(schema);
+      const take = await pagesRead(
+        [`PREPARE take_one(text, bigint) AS ${text.take}`],
+        `EXECUTE take_one('t', 60000)`,
+      );
+      const completeAndTake = await pagesRead(
+        [`PREPARE complete_take(bigint, text, text, bigint) AS ${text.completeAndTake}`],
+        `EXECUTE complete_take(0, 'x', 't', 60000)`,
+      );
+      const inOrder = await pagesRead(
+        [],
+        `SELECT * FROM ${schema}.complete_and_take_in_order(0, 'x', 't', 60000, false)`,
+      );
+      for (const read of [take, completeAndTake, inOrder]) {
+        expect(read.rows).toBe(1);
+        expect(read.pages).toBeLessThan(300);
+      }
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
+
+  it('sweeps a batch of old failed alerts, and no more, when the statistics count the table empty', async () => {
+    const schema = 'stale_sweep';
+    const store = await staleStatistics(schema);
+    try {
+      await sql(
+        `UPDATE ${schema}.alerts SET state = 'failed', failed_at = now() - interval '1 day'
+         WHERE id IN (SELECT id FROM ${schema}.alerts ORDER BY id LIMIT 2000)`,
+      );
+      const sweep = await pagesRead(
+        [`PREPARE sweep_failed(bigint, int) AS ${statements(schema).sweepFailed}`],
+        'EXECUTE sweep_failed(60000, 500)',
+      );
+      // The batch's rows through the keys (a few pages each); the subquery run again for every
+      // row read millions of pages and deleted all 2,000.
+      expect(sweep.pages).toBeLessThan(5000);
+      const client = new pg.Client({ connectionString: postgres.url });
+      await client.connect();
+      try {
+        await client.query('SET plan_cache_mode = force_generic_plan');
+        await client.query(
+          `PREPARE sweep_failed(bigint, int) AS ${statements(schema).sweepFailed}`,
+        );
+        const { rowCount } = await client.query('EXECUTE sweep_failed(60000, 500)');
+        expect(rowCount).toBe(500);
+      } finally {
+        await client.end();
+      }
+      const { rows } = await sql(
+        `SELECT count(*)::int AS n FROM ${schema}.alerts WHERE state = 'failed'`,
+      );
+      expect(rows[0]).toEqual({ n: 1500 });
     } finally {
       await store.close();
     }
