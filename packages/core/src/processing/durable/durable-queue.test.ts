@@ -161,12 +161,16 @@ describe('createDurableQueue', () => {
       { dedupeTtlMs: 60_000 },
     );
     expect(accepted).toBe('accepted');
-    // Two takers die mid-alert; each counts the stall it found, as core's runner does.
+    // Two takers die mid-alert; each counts the stall it found, as core's runner does. Each
+    // writes its count under a long lease, then lets it end 10 ms later (a busy machine between
+    // the take and the write never loses the count).
     for (let death = 0; death < 2; death++) {
       const token = `dead-${String(death)}`;
-      const taken = await store.take({ token, leaseMs: 10 });
-      expect(taken?.lapsed).toBe(death > 0);
-      if (taken?.lapsed === true) await store.extend(taken.jobId, token, 10, taken.stalls + 1);
+      const taken = await store.take({ token, leaseMs: 60_000 });
+      if (taken === undefined) throw new Error('nothing taken');
+      expect(taken.lapsed).toBe(death > 0);
+      const stalls = taken.lapsed ? taken.stalls + 1 : undefined;
+      expect(await store.extend(taken.jobId, token, 10, stalls)).toBe(true);
       await sleep(20);
       expect(await store.reclaimExpired?.()).toBe(1);
     }
