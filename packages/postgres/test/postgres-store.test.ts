@@ -229,6 +229,47 @@ describe('the Postgres store', () => {
     }
   }, 120_000);
 
+  it('completes before it takes: a completion waiting for its own row holds no other alert', async () => {
+    // Another statement holds the row being completed (a take's scan can lock a row it does not
+    // take, until its end). Taking first, the completion held the alert it took while it waited:
+    // two completions in that state waited for each other until PostgreSQL cancelled one.
+    const schema = 'complete_first';
+    const store = createPostgresStore({ connection: postgres.url, schema });
+    const holder = new pg.Client({ connectionString: postgres.url });
+    await holder.connect();
+    try {
+      for (let i = 0; i < 3; i++) await store.accept(entry(), { dedupeTtlMs: 60_000 });
+      const taken = await store.take({ token: 'first', leaseMs: 60_000, wait: false });
+      if (taken === undefined) throw new Error('nothing taken');
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM ${schema}.alerts WHERE id = $1 FOR UPDATE`, [taken.jobId]);
+      const completion = store.completeAndTake(taken.jobId, 'first', {
+        token: 'second',
+        leaseMs: 60_000,
+      });
+      await until(async () => {
+        const { rows } = await sql(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE wait_event_type = 'Lock' AND query LIKE '%DELETE FROM ${schema}.alerts%'`,
+        );
+        return (rows[0] as { n: number }).n === 1;
+      }, 'the completion to wait for its row');
+      // Every other alert is free while it waits: it locked none of them.
+      const free = await sql(
+        `SELECT id FROM ${schema}.alerts WHERE state = 'waiting' FOR UPDATE SKIP LOCKED`,
+      );
+      expect(free.rowCount).toBe(2);
+      await holder.query('COMMIT');
+      const { completed, next } = await completion;
+      expect(completed).toBe(true);
+      expect(next?.jobId).toBe(String(Number(taken.jobId) + 1));
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+      await store.close();
+    }
+  });
+
   /**
    * A store on `schema` whose table of alerts holds 3,000 waiting alerts while its statistics count
    * it empty: a burst drained, then a vacuum landing while the burst's last alerts are still in
@@ -300,47 +341,6 @@ describe('the Postgres store', () => {
       await client.end();
     }
   }
-
-  it('completes before it takes: a completion waiting for its own row holds no other alert', async () => {
-    // Another statement holds the row being completed (a take's scan can lock a row it does not
-    // take, until its end). Taking first, the completion held the alert it took while it waited:
-    // two completions in that state waited for each other until PostgreSQL cancelled one.
-    const schema = 'complete_first';
-    const store = createPostgresStore({ connection: postgres.url, schema });
-    const holder = new pg.Client({ connectionString: postgres.url });
-    await holder.connect();
-    try {
-      for (let i = 0; i < 3; i++) await store.accept(entry(), { dedupeTtlMs: 60_000 });
-      const taken = await store.take({ token: 'first', leaseMs: 60_000, wait: false });
-      if (taken === undefined) throw new Error('nothing taken');
-      await holder.query('BEGIN');
-      await holder.query(`SELECT 1 FROM ${schema}.alerts WHERE id = $1 FOR UPDATE`, [taken.jobId]);
-      const completion = store.completeAndTake(taken.jobId, 'first', {
-        token: 'second',
-        leaseMs: 60_000,
-      });
-      await until(async () => {
-        const { rows } = await sql(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-           WHERE wait_event_type = 'Lock' AND query LIKE '%DELETE FROM ${schema}.alerts%'`,
-        );
-        return (rows[0] as { n: number }).n === 1;
-      }, 'the completion to wait for its row');
-      // Every other alert is free while it waits: it locked none of them.
-      const free = await sql(
-        `SELECT id FROM ${schema}.alerts WHERE state = 'waiting' FOR UPDATE SKIP LOCKED`,
-      );
-      expect(free.rowCount).toBe(2);
-      await holder.query('COMMIT');
-      const { completed, next } = await completion;
-      expect(completed).toBe(true);
-      expect(next?.jobId).toBe(String(Number(taken.jobId) + 1));
-    } finally {
-      await holder.query('ROLLBACK').catch(() => undefined);
-      await holder.end();
-      await store.close();
-    }
-  });
 
   it('leases a taken alert through its id when the statistics count the table empty', async () => {
     const schema = 'stale_take';
